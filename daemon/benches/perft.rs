@@ -1,0 +1,2 @@
+//! Perft benchmark (filled with the rules core).
+fn main() {}

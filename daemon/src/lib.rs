@@ -1,0 +1,8 @@
+//! bugbridge: over-the-board bughouse from two e-boards to live BPGN/BFEN.
+//!
+//! # Layout
+//!
+//! - [`rules`]: the bughouse rules core (pure: no I/O, no clocks read), notation (SAN, BFEN,
+//!   BPGN).
+
+pub mod rules;

@@ -1,0 +1,3 @@
+//! The `bugbridge` binary.
+
+fn main() {}

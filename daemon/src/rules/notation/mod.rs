@@ -1,0 +1,1 @@
+//! Notation: SAN with drops, BFEN and BPGN.

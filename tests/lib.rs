@@ -1,0 +1,1 @@
+//! Shared helpers of bugbridge's end-to-end tests.
