@@ -1,0 +1,56 @@
+//! Perft: the positions and counts of `docs/perft.md` (crazyhouse move generation is
+//! bughouse's on one board), to depth 4 here; deeper counts run in the benchmark.
+
+use bugbridge::rules::Ruleset;
+use bugbridge::rules::notation::parse_board_fen;
+
+/// (id, FEN, counts from depth 1)
+pub const SUITE: &[(&str, &str, &[u64])] = &[
+    (
+        "startpos",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+        &[20, 400, 8902, 197_281, 4_888_832],
+    ),
+    (
+        "zh-all-drop-types",
+        "2k5/8/8/8/8/8/8/4K3[QRBNPqrbnp] w - - 0 1",
+        &[301, 75_353],
+    ),
+    (
+        "zh-drops",
+        "2k5/8/8/8/8/8/8/4K3[Qn] w - - 0 1",
+        &[67, 3083, 88_634, 932_554],
+    ),
+    (
+        "zh-middlegame",
+        "r1bqk2r/pppp1ppp/2n1p3/4P3/1b1Pn3/2NB1N2/PPP2PPP/R1BQK2R[] b KQkq - 0 1",
+        &[42, 1347, 58_057, 2_083_382],
+    ),
+    (
+        "zh-promoted",
+        "4k3/1Q~6/8/8/4b3/8/Kpp5/8/ b - - 0 1",
+        &[20, 360, 5445, 132_758],
+    ),
+    (
+        "zh-midgame",
+        "2rn1b1r/1pp2n1p/B1PBk1pP/5p1P/P5p1/2P2RP1/RP1QNP2/1NBK4[QPp] w - - 0 1",
+        &[99, 3932, 314_782, 10_118_606],
+    ),
+];
+
+#[test]
+fn perft_suite_to_depth_4() {
+    for (id, fen, counts) in SUITE {
+        let pos = parse_board_fen(fen, Ruleset::default())
+            .unwrap_or_else(|e| panic!("{id}: {e}"))
+            .position;
+        for (i, &want) in counts.iter().enumerate().take(4) {
+            let depth = i as u32 + 1;
+            // Keep the debug-build test quick: skip leaves counts above a few million.
+            if want > 3_000_000 {
+                continue;
+            }
+            assert_eq!(pos.perft(depth), want, "{id} depth {depth}");
+        }
+    }
+}
