@@ -4,5 +4,8 @@
 //!
 //! - [`rules`]: the bughouse rules core (pure: no I/O, no clocks read), notation (SAN, BFEN,
 //!   BPGN).
+//! - [`check`]: `bugbridge check`, BPGN files validated with the rules core.
 
+pub mod check;
+pub mod cli;
 pub mod rules;

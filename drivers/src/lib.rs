@@ -5,4 +5,20 @@
 //!
 //! # Layout
 //!
-//! To be filled as the protocols land.
+//! * [`trace`]: the sensor vocabulary and the JSONL sensor-trace format.
+
+mod cli;
+pub mod dgt;
+pub mod emulate;
+pub mod error;
+pub mod millennium;
+pub mod resync;
+pub mod serial;
+pub mod session;
+pub mod trace;
+
+pub use cli::{
+    EmulateOptions, PortReport, emulate_file, known_usb_board, listen, ports, probe,
+    read_trace_file,
+};
+pub use error::{DecodeError, DeviceFault, DriverError, SessionError};

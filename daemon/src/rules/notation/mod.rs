@@ -5,7 +5,10 @@
 //! ambiguous error naming the move.
 
 pub mod bfen;
+pub mod bpgn;
+pub mod san;
 
 pub use bfen::{
     BoardFen, ParseBfenError, parse_bfen, parse_board_fen, write_bfen, write_board_fen,
 };
+pub use san::{CastlingSide, ParseSanError, San, SanError, SanKind, Suffix, san_string};

@@ -1,0 +1,466 @@
+//! The hub: the one place that holds what is published, per match.
+//!
+//! The daemon calls [`Hub::publish`] with an [`Update`] (the new [`MatchState`], the BPGN and
+//! the events decided since the last update). The hub numbers the events (`seq`, gap-free
+//! from 1; alerts get their own sequence), keeps the latest state and a bounded history of
+//! events, serialises everything once, and fans it out: to the SSE streams through a
+//! `tokio::sync::broadcast` channel per match and to the MQTT publisher, which pulls from the
+//! hub whenever the hub's generation counter moves. Operator actions from the arbiter page
+//! travel the other way on the `mpsc` channel returned by [`Hub::new`].
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use tokio::sync::{broadcast, mpsc, watch};
+
+use crate::error::PublishError;
+use crate::metrics::Metrics;
+use crate::wire::{Event, EventKind, MatchState, MatchSummary, OperatorAction, SCHEMA_VERSION};
+
+/// Options of a [`Hub`].
+#[derive(Debug, Clone)]
+pub struct HubOptions {
+    /// Also publish alerts on the public events stream and topic (`alerts_public`).
+    pub alerts_public: bool,
+    /// How many events of each stream are kept per match, for `Last-Event-ID` catch-up and
+    /// for re-publishing to MQTT after a reconnect.
+    pub history: usize,
+    /// Capacity of each match's fan-out channel; a stream that falls further behind gets a
+    /// fresh state catch-up instead of the events it missed.
+    pub fanout_capacity: usize,
+    /// Capacity of the operator action channel.
+    pub action_capacity: usize,
+}
+
+impl Default for HubOptions {
+    fn default() -> Self {
+        HubOptions {
+            alerts_public: false,
+            history: 4096,
+            fanout_capacity: 256,
+            action_capacity: 64,
+        }
+    }
+}
+
+/// What the daemon hands to [`Hub::publish`] after each change.
+#[derive(Debug, Clone, Default)]
+pub struct Update {
+    /// The whole state after the change; `v`, `id` and `seq` are set by the hub.
+    pub state: MatchState,
+    /// The whole BPGN so far.
+    pub bpgn: String,
+    /// Events decided since the previous update, in order; `seq` is set by the hub. Alerts
+    /// (`kind = alert`) go to the alert stream (and the public one too if `alerts_public`).
+    pub events: Vec<Event>,
+}
+
+/// What [`Hub::publish`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// `seq` of the last event on the events stream after this update.
+    pub seq: u64,
+    /// `seq` of the last alert after this update.
+    pub alert_seq: u64,
+}
+
+/// A message of a match's fan-out: already framed for SSE, and its JSON for MQTT.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    pub(crate) seq: u64,
+    pub(crate) json: Bytes,
+    pub(crate) frame: Bytes,
+}
+
+/// What an SSE stream receives.
+#[derive(Debug, Clone)]
+pub(crate) enum Delivery {
+    /// A full state (`event: state`).
+    State(Item),
+    /// An event on the public stream.
+    Event(Item),
+    /// An alert (only on the alert channel).
+    Alert(Item),
+}
+
+/// Per-match data, behind one lock.
+#[derive(Debug)]
+pub(crate) struct MatchData {
+    pub(crate) state: MatchState,
+    pub(crate) state_item: Item,
+    pub(crate) bpgn: Bytes,
+    pub(crate) seq: u64,
+    pub(crate) alert_seq: u64,
+    /// Bumped on every update: the MQTT publisher re-sends retained topics when it moves.
+    pub(crate) version: u64,
+    pub(crate) events: VecDeque<Item>,
+    pub(crate) alerts: VecDeque<Item>,
+}
+
+/// One match served.
+#[derive(Debug)]
+pub(crate) struct MatchEntry {
+    pub(crate) id: String,
+    pub(crate) data: RwLock<MatchData>,
+    pub(crate) public: broadcast::Sender<Delivery>,
+    pub(crate) private: broadcast::Sender<Delivery>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    opts: HubOptions,
+    matches: RwLock<BTreeMap<String, Arc<MatchEntry>>>,
+    actions: mpsc::Sender<OperatorAction>,
+    metrics: Metrics,
+    generation: watch::Sender<u64>,
+    closed: watch::Sender<bool>,
+}
+
+/// The matches served by this process; cheap to clone (an `Arc`).
+#[derive(Debug, Clone)]
+pub struct Hub {
+    inner: Arc<Inner>,
+}
+
+/// Frames a JSON document as one SSE message.
+pub(crate) fn sse_frame(id: Option<u64>, event: Option<&str>, json: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(json.len() + 40);
+    if let Some(id) = id {
+        out.extend_from_slice(format!("id: {id}\n").as_bytes());
+    }
+    if let Some(event) = event {
+        out.extend_from_slice(format!("event: {event}\n").as_bytes());
+    }
+    out.extend_from_slice(b"data: ");
+    // Compact serde_json output holds no raw newline, so one data line suffices.
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Bytes {
+    // The wire types contain only strings, numbers and maps with string keys: serialising
+    // them cannot fail.
+    Bytes::from(serde_json::to_vec(value).unwrap_or_default())
+}
+
+fn state_item(state: &MatchState) -> Item {
+    let json = to_json(state);
+    Item {
+        seq: state.seq,
+        frame: sse_frame(Some(state.seq), Some("state"), &json),
+        json,
+    }
+}
+
+/// Whether `id` can be a topic level and a URL path segment.
+#[must_use]
+pub fn valid_match_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && id != "."
+        && id != ".."
+}
+
+fn push_bounded(history: &mut VecDeque<Item>, item: Item, cap: usize) {
+    if history.len() >= cap.max(1) {
+        history.pop_front();
+    }
+    history.push_back(item);
+}
+
+impl Hub {
+    /// A hub with no match yet, and the receiving end of the operator action channel (the
+    /// daemon journals and applies what arrives there).
+    #[must_use]
+    pub fn new(opts: HubOptions) -> (Hub, mpsc::Receiver<OperatorAction>) {
+        let (tx, rx) = mpsc::channel(opts.action_capacity.max(1));
+        let inner = Inner {
+            opts,
+            matches: RwLock::default(),
+            actions: tx,
+            metrics: Metrics::new(),
+            generation: watch::Sender::new(0),
+            closed: watch::Sender::new(false),
+        };
+        (
+            Hub {
+                inner: Arc::new(inner),
+            },
+            rx,
+        )
+    }
+
+    /// The hub's options.
+    #[must_use]
+    pub fn options(&self) -> &HubOptions {
+        &self.inner.opts
+    }
+
+    /// The metrics registry shared by the hub, the HTTP side and the MQTT publisher.
+    #[must_use]
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// Publishes `update` for `match_id`, creating the match on first use.
+    ///
+    /// Events are numbered and fanned out in order, then the new state. Returns the last
+    /// `seq` of each stream.
+    ///
+    /// # Errors
+    ///
+    /// [`PublishError::InvalidMatchId`] if `match_id` is not 1–64 of `A-Za-z0-9._-`; the
+    /// update comes back in the error.
+    pub fn publish(&self, match_id: &str, update: Update) -> Result<Published, PublishError> {
+        if !valid_match_id(match_id) {
+            return Err(PublishError::InvalidMatchId {
+                id: match_id.to_owned(),
+                update: Box::new(update),
+            });
+        }
+        let entry = self.entry_or_create(match_id);
+        let published = self.apply(&entry, update);
+        self.inner.generation.send_modify(|g| *g += 1);
+        Ok(published)
+    }
+
+    fn entry_or_create(&self, match_id: &str) -> Arc<MatchEntry> {
+        if let Some(entry) = self.entry(match_id) {
+            return entry;
+        }
+        let mut matches = self
+            .inner
+            .matches
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        matches
+            .entry(match_id.to_owned())
+            .or_insert_with(|| {
+                let mut state = MatchState {
+                    v: SCHEMA_VERSION,
+                    id: match_id.to_owned(),
+                    ..MatchState::default()
+                };
+                state.seq = 0;
+                let cap = self.inner.opts.fanout_capacity.max(1);
+                Arc::new(MatchEntry {
+                    id: match_id.to_owned(),
+                    data: RwLock::new(MatchData {
+                        state_item: state_item(&state),
+                        state,
+                        bpgn: Bytes::new(),
+                        seq: 0,
+                        alert_seq: 0,
+                        version: 0,
+                        events: VecDeque::new(),
+                        alerts: VecDeque::new(),
+                    }),
+                    public: broadcast::channel(cap).0,
+                    private: broadcast::channel(cap).0,
+                })
+            })
+            .clone()
+    }
+
+    fn apply(&self, entry: &MatchEntry, update: Update) -> Published {
+        let opts = &self.inner.opts;
+        let metrics = &self.inner.metrics;
+        let labels = Metrics::labels(&entry.id);
+        let mut data = entry.data.write().unwrap_or_else(|e| e.into_inner());
+        for mut event in update.events {
+            if event.kind == EventKind::Alert {
+                data.alert_seq += 1;
+                event.seq = data.alert_seq;
+                let code = event.code.clone().unwrap_or_default();
+                let json = to_json(&event);
+                let item = Item {
+                    seq: event.seq,
+                    frame: sse_frame(Some(event.seq), Some("alert"), &json),
+                    json,
+                };
+                push_bounded(&mut data.alerts, item.clone(), opts.history);
+                let _ = entry.private.send(Delivery::Alert(item));
+                let mut alert_labels = labels.clone();
+                alert_labels.push(("code".to_owned(), code));
+                metrics.alerts.get_or_create(&alert_labels).inc();
+                if !opts.alerts_public {
+                    continue;
+                }
+            }
+            data.seq += 1;
+            event.seq = data.seq;
+            match event.kind {
+                EventKind::Move => {
+                    metrics.moves.get_or_create(&labels).inc();
+                }
+                EventKind::Correction => {
+                    metrics.corrections.get_or_create(&labels).inc();
+                }
+                EventKind::Alert | EventKind::End => {}
+            }
+            metrics.events.get_or_create(&labels).inc();
+            let json = to_json(&event);
+            let item = Item {
+                seq: event.seq,
+                frame: sse_frame(Some(event.seq), None, &json),
+                json,
+            };
+            push_bounded(&mut data.events, item.clone(), opts.history);
+            let _ = entry.public.send(Delivery::Event(item));
+        }
+        let mut state = update.state;
+        state.v = SCHEMA_VERSION;
+        state.id.clone_from(&entry.id);
+        state.seq = data.seq;
+        let connected = [&state.boards.A, &state.boards.B]
+            .iter()
+            .filter(|b| b.connected)
+            .count();
+        metrics
+            .boards_connected
+            .get_or_create(&labels)
+            .set(i64::try_from(connected).unwrap_or(0));
+        data.state_item = state_item(&state);
+        data.state = state;
+        data.bpgn = Bytes::from(update.bpgn);
+        data.version += 1;
+        let _ = entry.public.send(Delivery::State(data.state_item.clone()));
+        let _ = entry.private.send(Delivery::State(data.state_item.clone()));
+        Published {
+            seq: data.seq,
+            alert_seq: data.alert_seq,
+        }
+    }
+
+    pub(crate) fn entry(&self, match_id: &str) -> Option<Arc<MatchEntry>> {
+        self.inner
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .cloned()
+    }
+
+    pub(crate) fn entries(&self) -> Vec<Arc<MatchEntry>> {
+        self.inner
+            .matches
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    /// The ids of the matches served, sorted.
+    #[must_use]
+    pub fn match_ids(&self) -> Vec<String> {
+        self.entries().iter().map(|e| e.id.clone()).collect()
+    }
+
+    /// The latest state of `match_id`, if it is served.
+    #[must_use]
+    pub fn state(&self, match_id: &str) -> Option<MatchState> {
+        let entry = self.entry(match_id)?;
+        let data = entry.data.read().unwrap_or_else(|e| e.into_inner());
+        Some(data.state.clone())
+    }
+
+    /// The BPGN of `match_id` so far, if it is served.
+    #[must_use]
+    pub fn bpgn(&self, match_id: &str) -> Option<String> {
+        let entry = self.entry(match_id)?;
+        let data = entry.data.read().unwrap_or_else(|e| e.into_inner());
+        Some(String::from_utf8_lossy(&data.bpgn).into_owned())
+    }
+
+    /// One summary line per match served.
+    #[must_use]
+    pub fn summaries(&self) -> Vec<MatchSummary> {
+        self.entries()
+            .iter()
+            .map(|entry| {
+                let data = entry.data.read().unwrap_or_else(|e| e.into_inner());
+                MatchSummary {
+                    id: entry.id.clone(),
+                    seq: data.seq,
+                    bfen: data.state.bfen.clone(),
+                    last_move: data.state.moves.last().cloned(),
+                    result: data.state.result.clone(),
+                    viewer: format!("/match/{}", entry.id),
+                    api: format!("/api/matches/{}", entry.id),
+                }
+            })
+            .collect()
+    }
+
+    /// Ends every open SSE stream and makes new ones end at once, so that the HTTP server's
+    /// graceful shutdown can complete. Publishing still works (MQTT keeps going until its
+    /// own shutdown). Idempotent.
+    pub fn close(&self) {
+        self.inner.closed.send_replace(true);
+        self.inner.generation.send_modify(|g| *g += 1);
+    }
+
+    /// Whether [`Hub::close`] was called.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        *self.inner.closed.borrow()
+    }
+
+    pub(crate) fn closed_rx(&self) -> watch::Receiver<bool> {
+        self.inner.closed.subscribe()
+    }
+
+    pub(crate) fn generation_rx(&self) -> watch::Receiver<u64> {
+        self.inner.generation.subscribe()
+    }
+
+    pub(crate) fn action_sender(&self) -> &mpsc::Sender<OperatorAction> {
+        &self.inner.actions
+    }
+}
+
+impl MatchEntry {
+    /// Subscribes to the public stream and returns the state at that instant, atomically:
+    /// everything received afterwards is newer than the snapshot.
+    pub(crate) fn subscribe_public(&self) -> (broadcast::Receiver<Delivery>, Item) {
+        let data = self.data.read().unwrap_or_else(|e| e.into_inner());
+        (self.public.subscribe(), data.state_item.clone())
+    }
+
+    /// Like [`MatchEntry::subscribe_public`] for the alert stream; also returns the alert
+    /// `seq` at that instant.
+    pub(crate) fn subscribe_private(&self) -> (broadcast::Receiver<Delivery>, Item, u64) {
+        let data = self.data.read().unwrap_or_else(|e| e.into_inner());
+        (
+            self.private.subscribe(),
+            data.state_item.clone(),
+            data.alert_seq,
+        )
+    }
+
+    /// Events kept in history with `after < seq <= upto`.
+    pub(crate) fn events_between(&self, after: u64, upto: u64) -> Vec<Item> {
+        let data = self.data.read().unwrap_or_else(|e| e.into_inner());
+        data.events
+            .iter()
+            .filter(|i| i.seq > after && i.seq <= upto)
+            .cloned()
+            .collect()
+    }
+
+    /// Alerts kept in history with `after < seq <= upto`.
+    pub(crate) fn alerts_between(&self, after: u64, upto: u64) -> Vec<Item> {
+        let data = self.data.read().unwrap_or_else(|e| e.into_inner());
+        data.alerts
+            .iter()
+            .filter(|i| i.seq > after && i.seq <= upto)
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,412 @@
+//! The published schema: every JSON document that leaves the process.
+//!
+//! This module is the contract with MQTT subscribers, the viewer page and scripts using the
+//! HTTP API. `tests/wire.rs` pins it with golden JSON fixtures, so changing a field name or
+//! its meaning must change a fixture too.
+//!
+//! The types carry data only; the daemon computes every value (this crate knows no chess
+//! rules). Optional fields are left out of the JSON when they are `None`.
+//!
+//! Versioning: [`SCHEMA_VERSION`] is published in the `state` document (`"v"`) and bumped on
+//! any incompatible change.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the published schema, sent as `"v"` in every [`MatchState`].
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One of the two boards of a bughouse match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Board {
+    /// Board A (its White is on the team of the `1-0` result).
+    A,
+    /// Board B.
+    B,
+}
+
+impl Board {
+    /// The board's letter, `"A"` or `"B"`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Board::A => "A",
+            Board::B => "B",
+        }
+    }
+}
+
+/// A side of one board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// White.
+    White,
+    /// Black.
+    Black,
+}
+
+/// Per-board data, serialised as `{"A": .., "B": ..}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(non_snake_case)] // the JSON keys are the board letters
+pub struct ByBoard<T> {
+    /// Board A.
+    pub A: T,
+    /// Board B.
+    pub B: T,
+}
+
+impl<T> ByBoard<T> {
+    /// The value for `board`.
+    #[must_use]
+    pub fn get(&self, board: Board) -> &T {
+        match board {
+            Board::A => &self.A,
+            Board::B => &self.B,
+        }
+    }
+
+    /// The value for `board`, mutably.
+    pub fn get_mut(&mut self, board: Board) -> &mut T {
+        match board {
+            Board::A => &mut self.A,
+            Board::B => &mut self.B,
+        }
+    }
+}
+
+/// What an [`Event`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventKind {
+    /// A move or drop was recorded (also when it was illegal: it is played as it stands).
+    Move,
+    /// An arbiter alert: `code` says which (`illegal-move`, `flag-fall`, ...).
+    Alert,
+    /// A game (and so the match) ended: `result`, `reason`.
+    End,
+    /// A recorded move was replaced by the arbiter: the event names the move (`board`,
+    /// `side`, `number`) and carries the new `san`; the `state` that follows is the truth.
+    Correction,
+}
+
+/// One published event: a line of `bugbridge replay --events` plus `seq`.
+///
+/// On the `events` topic and the viewer stream `seq` counts events, gap-free from 1. On the
+/// `alerts` topic and the arbiter stream `seq` counts alerts, gap-free from 1 (alerts have
+/// their own sequence so that the public one shows no holes when alerts are private).
+/// The hub assigns `seq`: whatever the daemon puts there is overwritten.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Position in its stream, gap-free from 1 (assigned by the hub).
+    #[serde(default)]
+    pub seq: u64,
+    /// Time in ms at which the event was decided (trace time; match time when live).
+    pub t: u64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The board concerned, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
+    /// The side that moved (or is concerned by the alert).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Side>,
+    /// Move number of the BPGN token (`12` for `12A.`/`12a.`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<u32>,
+    /// The move as SAN (`e4`, `N@f3`, `exd8=Q+`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub san: Option<String>,
+    /// The mover's remaining time in seconds after the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<f64>,
+    /// The BFEN after the move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bfen: Option<String>,
+    /// Alert code (`illegal-move`, `unrecognized-position`, `flag-fall`, `link-lost`,
+    /// `material-mismatch`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Why: the rule an illegal move breaks, or how a game ended (`checkmate`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Result of an `end` event: `1-0`, `0-1`, `1/2-1/2` (team result, BPGN convention).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// Human-readable detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Event {
+    /// An event of `kind` at time `t` with every optional field empty.
+    #[must_use]
+    pub fn new(kind: EventKind, t: u64) -> Self {
+        Event {
+            seq: 0,
+            t,
+            kind,
+            board: None,
+            side: None,
+            number: None,
+            san: None,
+            clock: None,
+            bfen: None,
+            code: None,
+            reason: None,
+            result: None,
+            detail: None,
+        }
+    }
+}
+
+/// The last move of a board, for highlighting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastMove {
+    /// Origin square (`e2`); absent for a drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Destination square (`e4`), or the square a piece was dropped on.
+    pub to: String,
+    /// The dropped piece as a FEN letter (`N`, `p`) when the move was a drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<String>,
+    /// The move as SAN.
+    pub san: String,
+    /// Who moved.
+    pub side: Side,
+    /// Move number of the BPGN token.
+    pub number: u32,
+}
+
+/// One board of the match as the viewer shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardState {
+    /// Name of the player with White, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<String>,
+    /// Name of the player with Black, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<String>,
+    /// This board's half of the BFEN (placement, holdings, `~` marks, side, castling, ep,
+    /// times). Promoted pieces are the ones followed by `~` in the placement.
+    pub bfen: String,
+    /// The pieces in hand as FEN letters, White's uppercase then Black's lowercase (`NPpq`);
+    /// the same as the BFEN holdings, repeated so readers need not parse BFEN.
+    pub holdings: String,
+    /// Side to move.
+    pub to_move: Side,
+    /// The last move or drop on this board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<LastMove>,
+    /// Whether the e-board's link is up (drives the `boards connected` metric).
+    pub connected: bool,
+}
+
+impl Default for BoardState {
+    fn default() -> Self {
+        BoardState {
+            white: None,
+            black: None,
+            bfen: String::new(),
+            holdings: String::new(),
+            to_move: Side::White,
+            last_move: None,
+            connected: false,
+        }
+    }
+}
+
+/// The clock of one board.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BoardClock {
+    /// White's remaining time in seconds at the reading.
+    pub white: f64,
+    /// Black's remaining time in seconds at the reading.
+    pub black: f64,
+    /// Whose clock runs, or `None` when the clock is stopped.
+    #[serde(default)]
+    pub running: Option<Side>,
+}
+
+/// The four clocks as last read.
+///
+/// A viewer extrapolates: the running side's time is its value minus the time elapsed since
+/// `at` (milliseconds since the Unix epoch, the server's clock when the reading was taken).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[allow(non_snake_case)] // the JSON keys are the board letters
+pub struct Clocks {
+    /// When the readings were taken, ms since the Unix epoch (server clock).
+    pub at: u64,
+    /// Board A's clock.
+    pub A: BoardClock,
+    /// Board B's clock.
+    pub B: BoardClock,
+}
+
+/// One entry of the BPGN move list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveEntry {
+    /// The board it was played on.
+    pub board: Board,
+    /// Who played it.
+    pub side: Side,
+    /// Move number of the BPGN token.
+    pub number: u32,
+    /// The move as SAN.
+    pub san: String,
+    /// The mover's remaining time in seconds, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<f64>,
+}
+
+impl MoveEntry {
+    /// The BPGN move token: `12A.` for White on A, `12a.` for Black on A.
+    #[must_use]
+    pub fn token(&self) -> String {
+        let letter = match (self.board, self.side) {
+            (Board::A, Side::White) => 'A',
+            (Board::A, Side::Black) => 'a',
+            (Board::B, Side::White) => 'B',
+            (Board::B, Side::Black) => 'b',
+        };
+        format!("{}{letter}.", self.number)
+    }
+}
+
+/// How the match ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// `1-0` (team of WhiteA and BlackB won), `0-1`, or `1/2-1/2`.
+    pub result: String,
+    /// Why: `checkmate`, `resignation`, `flag-fall`, `draw-agreement`, ...
+    pub reason: String,
+    /// The board where the deciding game ended, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
+    /// Human-readable detail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// The whole state of a match: the payload of the retained `state` topic, the catch-up event
+/// of every stream and the body of `GET /api/matches/<id>`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchState {
+    /// Schema version ([`SCHEMA_VERSION`]; set by the hub).
+    #[serde(default)]
+    pub v: u32,
+    /// The match id (set by the hub).
+    #[serde(default)]
+    pub id: String,
+    /// `seq` of the last event published on the events stream (set by the hub): a consumer
+    /// that saw event `n` and reads a state with `seq > n` knows what it missed.
+    #[serde(default)]
+    pub seq: u64,
+    /// The full BFEN, `<board A> | <board B>`.
+    pub bfen: String,
+    /// The two boards.
+    pub boards: ByBoard<BoardState>,
+    /// The four clocks.
+    pub clocks: Clocks,
+    /// The BPGN move list in the order played.
+    #[serde(default)]
+    pub moves: Vec<MoveEntry>,
+    /// BPGN tags (`Event`, `WhiteA`, ...), for display.
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    /// The result once the match has ended.
+    #[serde(default)]
+    pub result: Option<MatchResult>,
+}
+
+/// One line of `GET /api/matches`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatchSummary {
+    /// The match id.
+    pub id: String,
+    /// `seq` of the last event.
+    pub seq: u64,
+    /// The current BFEN.
+    pub bfen: String,
+    /// The last entry of the move list, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<MoveEntry>,
+    /// The result once the match has ended.
+    #[serde(default)]
+    pub result: Option<MatchResult>,
+    /// Relative URL of the viewer page.
+    pub viewer: String,
+    /// Relative URL of the JSON state.
+    pub api: String,
+}
+
+/// An operator action from the arbiter view, sent to the daemon (which journals and applies
+/// it). Body of `POST /api/matches/<id>/arbiter/actions`, tagged by `"action"`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ActionKind {
+    /// Declare the promotion piece of a move (`piece` is a letter: `q`, `r`, `b`, `n`).
+    Promotion {
+        /// The board.
+        board: Board,
+        /// Move number of the BPGN token.
+        number: u32,
+        /// Who promoted.
+        side: Side,
+        /// The piece promoted to.
+        piece: String,
+    },
+    /// Record a result: `result` is `1-0`, `0-1` or `1/2-1/2`; `reason` e.g. `resignation`,
+    /// `draw-agreement`, `flag-claim`, `illegal-move-claim`.
+    Result {
+        /// The team result.
+        result: String,
+        /// Why.
+        reason: String,
+    },
+    /// Replace a wrongly inferred move by `san`.
+    Replace {
+        /// The board.
+        board: Board,
+        /// Move number of the BPGN token.
+        number: u32,
+        /// Who moved.
+        side: Side,
+        /// The move that was really played.
+        san: String,
+    },
+}
+
+/// An operator action addressed to one match, as delivered on the hub's action channel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperatorAction {
+    /// The match the action is for (from the URL).
+    pub match_id: String,
+    /// What to do.
+    #[serde(flatten)]
+    pub kind: ActionKind,
+}
+
+/// Topic names under a prefix: `<prefix>/<match>/<leaf>`.
+pub mod topic {
+    /// `online`/`offline`, retained, also the last will.
+    pub const STATUS: &str = "status";
+    /// The current BFEN, retained.
+    pub const BFEN: &str = "bfen";
+    /// The whole BPGN so far, retained.
+    pub const BPGN: &str = "bpgn";
+    /// The [`MatchState`](super::MatchState) JSON, retained.
+    pub const STATE: &str = "state";
+    /// One [`Event`](super::Event) per message, not retained.
+    pub const EVENTS: &str = "events";
+    /// Arbiter alerts, not retained.
+    pub const ALERTS: &str = "alerts";
+
+    /// The full topic name `<prefix>/<match_id>/<leaf>`.
+    #[must_use]
+    pub fn name(prefix: &str, match_id: &str, leaf: &str) -> String {
+        format!("{prefix}/{match_id}/{leaf}")
+    }
+}

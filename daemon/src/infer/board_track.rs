@@ -1,0 +1,115 @@
+//! What the inference knows about one board between commits: the debounced physical
+//! placement, the order of lifts, the clock, the link, a press waiting for the board to
+//! settle and a drop waiting for the other board.
+
+use crate::rules::{Bitboard, Board, ByColor, Color, Square};
+
+use super::SensorEvent;
+use super::matcher::Explanation;
+use super::output::MoveFlags;
+
+/// How many lifts are remembered between two commits (more is noise).
+const MAX_LIFTS: usize = 32;
+
+/// A clock press that no move explained yet (the piece still in hand, a misread square,
+/// a board that matches nothing): it waits for the board to settle.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PendingPress {
+    pub(crate) by: Color,
+    pub(crate) t: u64,
+    pub(crate) readings: Option<ByColor<f64>>,
+    pub(crate) deadline: u64,
+    pub(crate) alerted: bool,
+}
+
+/// A drop of a piece not (yet) in hand: it waits for the other board's press that
+/// supplies it, up to the tolerance. Later events of the board queue behind it.
+#[derive(Debug, Clone)]
+pub(crate) struct DeferredDrop {
+    pub(crate) exp: Explanation,
+    pub(crate) t: u64,
+    pub(crate) readings: Option<ByColor<f64>>,
+    pub(crate) deadline: u64,
+    pub(crate) flags: MoveFlags,
+}
+
+/// The state of one board.
+#[derive(Debug, Clone)]
+pub(crate) struct Track {
+    /// What the sensors show, in the board's true orientation.
+    pub(crate) physical: Board,
+    /// The board was set up rotated 180° (decided at its first snapshot).
+    pub(crate) rotated: bool,
+    /// The first snapshot was seen.
+    pub(crate) oriented: bool,
+    /// Squares lifted since the last commit, in order.
+    pub(crate) lifts: Vec<Square>,
+    /// Whose clock runs, by the last reading.
+    pub(crate) running: Option<Color>,
+    /// Whether any clock reading has been seen.
+    pub(crate) clock_seen: bool,
+    /// The last clock reading.
+    pub(crate) readings: Option<ByColor<f64>>,
+    /// After a link loss: squares mean nothing until the next snapshot.
+    pub(crate) awaiting_snapshot: bool,
+    /// After a resync snapshot: the next clock reading decides what happened in the gap.
+    pub(crate) gap_check: bool,
+    pub(crate) pending: Option<PendingPress>,
+    pub(crate) deferred: Option<DeferredDrop>,
+    pub(crate) queue: Vec<(u64, SensorEvent)>,
+    /// The time of the last square change (clockless commit).
+    pub(crate) last_change: u64,
+    /// The last change was evaluated by the clockless commit.
+    pub(crate) settled: bool,
+    /// Moves made per side (the BPGN move number of the next one is this plus one).
+    pub(crate) moves_made: ByColor<u32>,
+    pub(crate) flag_alerted: ByColor<bool>,
+    /// The squares left over at the last commit, with what they showed.
+    pub(crate) residual: Bitboard,
+    pub(crate) residual_board: Board,
+    pub(crate) discrepancy_alerted: bool,
+    pub(crate) last_press_t: u64,
+}
+
+impl Track {
+    pub(crate) fn new(physical: Board) -> Track {
+        Track {
+            physical,
+            rotated: false,
+            oriented: false,
+            lifts: Vec::with_capacity(MAX_LIFTS),
+            running: None,
+            clock_seen: false,
+            readings: None,
+            awaiting_snapshot: false,
+            gap_check: false,
+            pending: None,
+            deferred: None,
+            queue: Vec::new(),
+            last_change: 0,
+            settled: true,
+            moves_made: ByColor::default(),
+            flag_alerted: ByColor::default(),
+            residual: Bitboard::EMPTY,
+            residual_board: Board::empty(),
+            discrepancy_alerted: false,
+            last_press_t: 0,
+        }
+    }
+
+    /// The square in true orientation.
+    pub(crate) fn orient(&self, sq: Square) -> Square {
+        if self.rotated { sq.rotate_180() } else { sq }
+    }
+
+    pub(crate) fn note_lift(&mut self, sq: Square) {
+        if self.lifts.len() < MAX_LIFTS {
+            self.lifts.push(sq);
+        }
+    }
+
+    /// The reading of `color`, if it is a real number of seconds.
+    pub(crate) fn reading(readings: Option<ByColor<f64>>, color: Color) -> Option<f64> {
+        readings.map(|r| r[color]).filter(|s| s.is_finite())
+    }
+}

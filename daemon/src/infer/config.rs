@@ -1,0 +1,37 @@
+//! How the inference is tuned for one match.
+
+use crate::rules::{ByBoard, Ruleset};
+
+/// The configuration of an [`Inferrer`](super::Inferrer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InferConfig {
+    /// The rules of the match.
+    pub ruleset: Ruleset,
+    /// Whether each board has a clock. A board without one commits a move when its
+    /// placement has been stable for [`stable_commit_ms`](Self::stable_commit_ms).
+    pub clock: ByBoard<bool>,
+    /// Clockless boards: how long (ms) a placement must stay unchanged to be committed.
+    pub stable_commit_ms: u64,
+    /// How late (ms) the other board's press that supplies a dropped piece may arrive and
+    /// still make the drop legal (the cross-board race of case 30).
+    pub drop_tolerance_ms: u64,
+    /// How long (ms) a press that no move explains yet may wait for the board to settle
+    /// (a piece still in hand, a misread square) before it is alerted.
+    pub press_grace_ms: u64,
+    /// Both boards back in the start position after this long (ms) without a press start
+    /// a new game even when no end was recorded.
+    pub new_game_idle_ms: u64,
+}
+
+impl Default for InferConfig {
+    fn default() -> InferConfig {
+        InferConfig {
+            ruleset: Ruleset::default(),
+            clock: ByBoard { a: true, b: true },
+            stable_commit_ms: 1500,
+            drop_tolerance_ms: 300,
+            press_grace_ms: 2500,
+            new_game_idle_ms: 60_000,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The input vocabulary of the inference: what the boards, clocks and operators report,
+//! already decoded into rules types (the daemon's adapter maps the wire's trace lines onto
+//! these, so the inference depends on nothing but [`crate::rules`]).
+
+use crate::rules::{Board, BoardId, Color, EndReason, MatchResult, Piece, Role, Square};
+
+/// One sensor or operator event, as it arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SensorEvent {
+    /// A full snapshot of what a board's sensors show (on connect, after a resync).
+    Snapshot {
+        /// The board.
+        board: BoardId,
+        /// Its placement, as the sensors read it (maybe rotated, maybe with promoted pawns
+        /// still shown as pawns).
+        placement: Board,
+    },
+    /// One square's reading changed.
+    Square {
+        /// The board.
+        board: BoardId,
+        /// The square, in the board's own (sensor) coordinates.
+        sq: Square,
+        /// What it shows now; `None` when empty.
+        piece: Option<Piece>,
+    },
+    /// A clock reading. A change of `running` from one colour to the other is a clock
+    /// press: the side whose clock stopped completed a move.
+    Clock {
+        /// The board whose clock it is.
+        board: BoardId,
+        /// White's remaining seconds.
+        white: f64,
+        /// Black's remaining seconds.
+        black: f64,
+        /// Whose clock runs; `None` when both are stopped.
+        running: Option<Color>,
+    },
+    /// The board's device went down (`false`) or came back (`true`).
+    Link {
+        /// The board.
+        board: BoardId,
+        /// Whether the link is up now.
+        up: bool,
+    },
+    /// A decision of an arbiter or operator; part of the record.
+    Operator(OperatorAction),
+}
+
+impl SensorEvent {
+    /// The board the event belongs to (none for match-wide operator actions).
+    #[must_use]
+    pub fn board(&self) -> Option<BoardId> {
+        match self {
+            SensorEvent::Snapshot { board, .. }
+            | SensorEvent::Square { board, .. }
+            | SensorEvent::Clock { board, .. }
+            | SensorEvent::Link { board, .. } => Some(*board),
+            SensorEvent::Operator(op) => op.board(),
+        }
+    }
+}
+
+/// What an operator decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OperatorAction {
+    /// The promotion of a move was declared as `piece` (e.g. a knight said aloud while the
+    /// pawn stayed on the board).
+    Promotion {
+        /// The board.
+        board: BoardId,
+        /// The move number of the promoting move.
+        number: u32,
+        /// The side that promoted.
+        side: Color,
+        /// The declared piece.
+        piece: Role,
+    },
+    /// The match result, as an arbiter recorded it.
+    Result {
+        /// The result.
+        result: MatchResult,
+        /// Why, when the reason is one of the published codes.
+        reason: Option<EndReason>,
+    },
+    /// A recorded move is replaced by another one (the arbiter corrects the record).
+    Replace {
+        /// The board.
+        board: BoardId,
+        /// The move number.
+        number: u32,
+        /// The side.
+        side: Color,
+        /// The SAN of the replacement move, resolved against the position before it.
+        san: String,
+    },
+}
+
+impl OperatorAction {
+    /// The board the action concerns, if one.
+    #[must_use]
+    pub fn board(&self) -> Option<BoardId> {
+        match self {
+            OperatorAction::Promotion { board, .. } | OperatorAction::Replace { board, .. } => {
+                Some(*board)
+            }
+            OperatorAction::Result { .. } => None,
+        }
+    }
+}

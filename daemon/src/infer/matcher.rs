@@ -1,0 +1,256 @@
+//! Which move explains a physical placement.
+//!
+//! At a clock press the inference compares the committed position with what the sensors
+//! show. The squares that differ are explained by one move of the presser (legal moves
+//! first, then anything physically possible: wrong geometry, drops not in hand, moves of
+//! the opponent's pieces), and what is left over must look like the opponent's work in
+//! progress (a premove, `rules.md` §6). Only bitboards are compared; positions are cloned
+//! only for the few candidates whose squares all changed.
+
+use crate::rules::{
+    Bitboard, Board, Color, Legality, Move, MoveList, Piece, Position, Rank, Role, Square,
+};
+
+/// The squares where the sensors disagree with the committed position. A promoted piece
+/// shown as a pawn of its colour agrees (players leave the pawn standing or lay it down).
+pub(crate) fn diff(pos: &Position, phys: &Board) -> Bitboard {
+    let b = pos.board();
+    let mut d = b.occupied() ^ phys.occupied();
+    for role in Role::ALL {
+        d |= b.by_role(role) ^ phys.by_role(role);
+    }
+    d |= b.by_color(Color::White) ^ phys.by_color(Color::White);
+    let promoted = d & pos.promoted();
+    for sq in promoted {
+        if let (Some(c), Some(p)) = (b.piece_at(sq), phys.piece_at(sq)) {
+            if p == Role::Pawn.of(c.color) {
+                d.discard(sq);
+            }
+        }
+    }
+    d
+}
+
+/// The squares a move changes.
+pub(crate) fn touched(m: &Move) -> Bitboard {
+    match *m {
+        Move::Normal { from, to, .. } => Bitboard::from_square(from).with(to),
+        Move::EnPassant { from, to } => {
+            let victim = Square::from_coords(to.file(), from.rank());
+            Bitboard::from_square(from).with(to).with(victim)
+        }
+        Move::Castle { king, rook } => Bitboard::from_square(king)
+            .with(rook)
+            .with(crate::rules::castle_king_target(king, rook))
+            .with(crate::rules::castle_rook_target(king, rook)),
+        Move::Drop { to, .. } => Bitboard::from_square(to),
+    }
+}
+
+/// Whether the squares left over after `mover`'s move look like the other side's
+/// unfinished next move: its pieces lifted or put, or `mover`'s pieces taken off as its
+/// victims. A piece of `mover` appearing is never the other side's work.
+fn residual_is_other_side(after: &Position, phys: &Board, residual: Bitboard, mover: Color) -> bool {
+    let other = mover.other();
+    residual.into_iter().all(|sq| {
+        match (after.board().piece_at(sq), phys.piece_at(sq)) {
+            (_, Some(p)) => p.color == other,
+            (Some(_), None) => true,
+            (None, None) => true,
+        }
+    })
+}
+
+/// A move that explains the board.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Explanation {
+    /// The move (normalised).
+    pub(crate) mv: Move,
+    /// Whose move it is (the colour of the piece, or of the dropped piece).
+    pub(crate) mover: Color,
+    /// How the committed position classifies it.
+    pub(crate) legality: Legality,
+    /// The squares still different after it (the opponent's work in progress).
+    pub(crate) residual: Bitboard,
+    /// A promotion whose square shows a pawn.
+    pub(crate) promotion_not_shown: bool,
+}
+
+/// The lifts since the last commit, in order: the piece lifted first is the mover when two
+/// moves fit equally (case 5).
+pub(crate) type LiftOrder = [Square];
+
+/// Finds the best move of `presser` (or, failing that, of the other side: out of turn)
+/// explaining `phys` from `pos`. `exact` demands no leftover squares (clockless boards,
+/// link gaps).
+pub(crate) fn explain(
+    pos: &Position,
+    phys: &Board,
+    presser: Color,
+    lifts: &LiftOrder,
+    scratch: &mut MoveList,
+    exact: bool,
+) -> Option<Explanation> {
+    let d = diff(pos, phys);
+    if d.is_empty() {
+        return None;
+    }
+    let mut best: Option<(Score, Explanation)> = None;
+    for (rank, mover) in [presser, presser.other()].into_iter().enumerate() {
+        candidates(pos, phys, mover, d, scratch);
+        for m in scratch.iter() {
+            if let Some(e) = evaluate(pos, phys, m, mover, exact) {
+                let score = Score {
+                    residual: e.residual.count(),
+                    out_of_turn: rank,
+                    illegal: usize::from(!e.legality.is_legal()),
+                    not_queen: usize::from(
+                        e.promotion_not_shown && e.mv.promotion() != Some(Role::Queen),
+                    ),
+                    order: order_rank(m, lifts),
+                };
+                if best.as_ref().is_none_or(|(s, _)| score < *s) {
+                    best = Some((score, e));
+                }
+            }
+        }
+        if best.is_some() {
+            break;
+        }
+    }
+    best.map(|(_, e)| e)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Score {
+    residual: usize,
+    out_of_turn: usize,
+    illegal: usize,
+    not_queen: usize,
+    order: usize,
+}
+
+fn order_rank(m: &Move, lifts: &LiftOrder) -> usize {
+    match m.from() {
+        Some(from) => lifts.iter().position(|&s| s == from).unwrap_or(lifts.len()),
+        None => lifts.len() + 1,
+    }
+}
+
+fn evaluate(pos: &Position, phys: &Board, m: &Move, mover: Color, exact: bool) -> Option<Explanation> {
+    let mv = pos.normalize(m);
+    let mut after = pos.clone();
+    after.play(&mv);
+    let residual = diff(&after, phys);
+    if exact && residual.any() {
+        return None;
+    }
+    if !residual_is_other_side(&after, phys, residual, mover) {
+        return None;
+    }
+    let promotion_not_shown = mv.promotion().is_some()
+        && phys.piece_at(mv.to()).is_some_and(|p| p.role == Role::Pawn);
+    Some(Explanation {
+        mv,
+        mover,
+        legality: pos.classify(&mv),
+        residual,
+        promotion_not_shown,
+    })
+}
+
+/// Every move of `mover` that could explain the differing squares `d`: its legal moves,
+/// then the physically possible ones read off the squares (a piece of `mover` vanished
+/// from one square and one appeared on another; a piece appeared from nowhere).
+pub(crate) fn candidates(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: &mut MoveList) {
+    out.clear();
+    if pos.turn() == mover {
+        pos.legal_moves_into(out);
+    } else {
+        let mut turned = pos.clone();
+        turned.set_turn(mover);
+        turned.legal_moves_into(out);
+    }
+    out.retain(|m| {
+        (touched(m) - d).is_empty()
+            && match *m {
+                Move::Drop { piece, to } => phys.piece_at(to) == Some(piece),
+                _ => true,
+            }
+    });
+    let legal_count = out.len();
+    physical_moves(pos, phys, mover, d, out);
+    // Keep the physical reading only where it adds something to the legal ones.
+    let mut i = legal_count;
+    while i < out.len() {
+        let n = pos.normalize(&out[i]);
+        if out[..legal_count].contains(&n) {
+            out.swap_remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Moves read off the squares: any piece of `mover` that vanished, to any square where a
+/// piece of `mover` appeared.
+fn physical_moves(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: &mut MoveList) {
+    let b = pos.board();
+    let vanished = d & b.by_color(mover);
+    let appeared: Bitboard = (d & phys.by_color(mover))
+        .into_iter()
+        .filter(|&sq| phys.piece_at(sq) != b.piece_at(sq))
+        .collect();
+    if appeared.count() > 3 || vanished.count() > 4 {
+        return;
+    }
+    let last = Bitboard::from_rank(Rank::Eighth.relative_to(mover));
+    for to in appeared {
+        let Some(shown) = phys.piece_at(to) else {
+            continue;
+        };
+        if b.piece_at(to).is_none() || b.color_at(to) == Some(mover.other()) {
+            out.push(Move::Drop { piece: shown, to });
+        }
+        for from in vanished {
+            if from == to {
+                continue;
+            }
+            let Some(role) = b.role_at(from) else {
+                continue;
+            };
+            let promoted = pos.promoted().contains(from);
+            let promotion = if role == Role::Pawn && last.contains(to) {
+                match shown.role {
+                    Role::Pawn | Role::King => Some(Role::Queen),
+                    r => Some(r),
+                }
+            } else {
+                None
+            };
+            let fits = role == shown.role
+                || promotion.is_some()
+                || (promoted && shown.role == Role::Pawn);
+            if fits {
+                out.push(Move::Normal {
+                    role,
+                    from,
+                    capture: b.role_at(to),
+                    to,
+                    promotion,
+                });
+            }
+        }
+    }
+}
+
+/// Whether the differing squares look like `mover` has started a move but not finished
+/// it: only pieces lifted (own pieces, or victims), nothing of `mover` put anywhere new.
+pub(crate) fn looks_unfinished(pos: &Position, phys: &Board, mover: Color) -> bool {
+    let d = diff(pos, phys);
+    d.any()
+        && d.into_iter().all(|sq| {
+            let shown: Option<Piece> = phys.piece_at(sq);
+            shown.is_none() || shown.is_some_and(|p| p.color != mover)
+        })
+}

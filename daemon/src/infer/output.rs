@@ -1,0 +1,187 @@
+//! What the inference decides: moves (the record), alerts, corrections, ends, new games.
+//!
+//! The types carry everything the `replay --events` JSON and the BPGN writer need; the
+//! serialisation itself lives with the callers.
+
+use std::fmt;
+
+use crate::rules::{BoardId, Color, EndReason, IllegalReason, Legality, MatchResult, Move};
+
+/// Facts about how a move was recognised, kept in the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MoveFlags {
+    /// A promotion where the board still shows a pawn: the declared piece (queen unless an
+    /// operator or a later move says otherwise) is recorded.
+    pub promotion_not_shown: bool,
+    /// The board has no clock: committed after the placement was stable, no time known.
+    pub no_clock: bool,
+    /// Completed while the link was down: inferred from the resync snapshot.
+    pub gap_inferred: bool,
+    /// The press came before the piece was put down (the move completed afterwards).
+    pub late_put: bool,
+    /// The premature drop was committed without the piece in hand; a later capture settled
+    /// the debt.
+    pub premature: bool,
+}
+
+/// One committed move of the record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordEntry {
+    /// The board.
+    pub board: BoardId,
+    /// The side that made it.
+    pub side: Color,
+    /// The move number of its BPGN token (`12` for `12A.`/`12a.`).
+    pub number: u32,
+    /// The move, as the rules core writes it (normalised).
+    pub mv: Move,
+    /// Its SAN on the position before it.
+    pub san: String,
+    /// The mover's remaining seconds at the press (none on a clockless board).
+    pub clock: Option<f64>,
+    /// When it was decided (trace ms): the press, or the end of the stable window.
+    pub t: u64,
+    /// Legal, or the rule it broke.
+    pub legality: Legality,
+    /// How it was recognised.
+    pub flags: MoveFlags,
+}
+
+/// The code of an alert (`interfaces.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AlertCode {
+    /// A completed move breaks a rule (the reason says which).
+    IllegalMove,
+    /// The board matches no explanation; the inference waits for it to match again.
+    UnrecognizedPosition,
+    /// A clock shows zero for the side whose clock ran.
+    FlagFall,
+    /// A board's device dropped off.
+    LinkLost,
+    /// Boards and holdings are not two full sets (a piece hidden, taken off, added).
+    MaterialMismatch,
+    /// A clock press with no move on the board.
+    ClockWithoutMove,
+}
+
+impl AlertCode {
+    /// The published code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            AlertCode::IllegalMove => "illegal-move",
+            AlertCode::UnrecognizedPosition => "unrecognized-position",
+            AlertCode::FlagFall => "flag-fall",
+            AlertCode::LinkLost => "link-lost",
+            AlertCode::MaterialMismatch => "material-mismatch",
+            AlertCode::ClockWithoutMove => "clock-without-move",
+        }
+    }
+}
+
+impl fmt::Display for AlertCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// An alert for the arbiter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alert {
+    /// When it was decided (trace ms).
+    pub t: u64,
+    /// The board concerned, if one.
+    pub board: Option<BoardId>,
+    /// What kind of alert.
+    pub code: AlertCode,
+    /// For `illegal-move`: the rule broken.
+    pub reason: Option<IllegalReason>,
+    /// The move number concerned, if a move is.
+    pub number: Option<u32>,
+    /// The side concerned, if one.
+    pub side: Option<Color>,
+    /// The SAN of the move concerned, if a move is.
+    pub san: Option<String>,
+    /// A sentence for people.
+    pub detail: String,
+}
+
+/// What a correction changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorrectionKind {
+    /// A promotion recorded with the default piece was another piece (the laid pawn moved
+    /// like a knight, or an operator declared it).
+    Promotion,
+    /// An operator replaced a recorded move.
+    Replace,
+}
+
+/// An earlier record entry was changed; the game was re-played from there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Correction {
+    /// When it was decided (trace ms).
+    pub t: u64,
+    /// The board of the corrected move.
+    pub board: BoardId,
+    /// Its side.
+    pub side: Color,
+    /// Its move number.
+    pub number: u32,
+    /// Its index in the record.
+    pub index: usize,
+    /// What changed.
+    pub kind: CorrectionKind,
+    /// The SAN before.
+    pub old_san: String,
+    /// The SAN now.
+    pub new_san: String,
+    /// A sentence for people.
+    pub detail: String,
+}
+
+/// A decision of the inference, in the order it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Inference {
+    /// A move was committed (legal or not: an illegal one also raises an alert).
+    Move {
+        /// The record entry.
+        entry: RecordEntry,
+        /// The BFEN after the move, with the latest clock readings.
+        bfen: String,
+    },
+    /// An alert.
+    Alert(Alert),
+    /// An earlier move was corrected.
+    Correction(Correction),
+    /// The match ended.
+    End {
+        /// When (trace ms).
+        t: u64,
+        /// The board where it ended, if one.
+        board: Option<BoardId>,
+        /// The match result.
+        result: MatchResult,
+        /// Why, if known.
+        reason: Option<EndReason>,
+        /// A sentence for people.
+        detail: String,
+    },
+    /// Both boards were reset after an end: a fresh game starts.
+    NewGame {
+        /// When (trace ms).
+        t: u64,
+    },
+}
+
+impl Inference {
+    /// The trace time at which it was decided.
+    #[must_use]
+    pub fn t(&self) -> u64 {
+        match self {
+            Inference::Move { entry, .. } => entry.t,
+            Inference::Alert(a) => a.t,
+            Inference::Correction(c) => c.t,
+            Inference::End { t, .. } | Inference::NewGame { t } => *t,
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! Tokens to games.
+//!
+//! A game is its tags, then its movetext, then a result; a tag after movetext, or any
+//! token after a result, starts the next game. A move is a token (`12A.`) followed by a SAN;
+//! the first all-number comment right after it is its clock.
+
+use crate::rules::MatchResult;
+use crate::rules::notation::bfen::parse_bfen;
+use crate::rules::{Ruleset, notation::San};
+
+use super::lexer::{Token, TokenKind, tokenize};
+use super::{Annotation, BpgnGame, BpgnMove, ParseBpgnError};
+
+/// Reads every game of a BPGN text (none for an empty text).
+///
+/// # Errors
+///
+/// [`ParseBpgnError`] naming the line, column and what was expected: an unterminated
+/// comment, tag or variation, a SAN that is not SAN, a SAN without its move token, a `FEN`
+/// tag that is not a BFEN.
+pub fn parse_bpgn(text: &str) -> Result<Vec<BpgnGame>, ParseBpgnError> {
+    let tokens = tokenize(text)?;
+    let mut games = Vec::new();
+    let mut game = empty_game();
+    let mut started = false; // the current game has tags or movetext
+    let mut in_movetext = false;
+    let mut i = 0;
+    while let Some(tok) = tokens.get(i) {
+        i += 1;
+        match &tok.kind {
+            TokenKind::Tag { name, value } => {
+                if in_movetext {
+                    finish(&mut games, &mut game, None);
+                    in_movetext = false;
+                }
+                started = true;
+                game.tags.push((name.clone(), value.clone()));
+                check_setup_tag(&mut game, tok)?;
+            }
+            TokenKind::Number(token) => {
+                started = true;
+                in_movetext = true;
+                let Some(next) = tokens.get(i) else {
+                    return Err(error_at(tok, "a SAN move after the move number", "the end"));
+                };
+                let TokenKind::Word(text) = &next.kind else {
+                    return Err(error_at(
+                        next,
+                        &format!("a SAN move after {token}"),
+                        &describe(&next.kind),
+                    ));
+                };
+                i += 1;
+                let san: San = text.parse().map_err(|e: super::super::ParseSanError| {
+                    ParseBpgnError {
+                        line: next.line,
+                        column: next.column + text[..e.offset.min(text.len())].chars().count(),
+                        expected: format!("a SAN move ({})", e.expected),
+                        found: format!("{text:?}"),
+                    }
+                })?;
+                game.moves.push(BpgnMove {
+                    token: *token,
+                    san_text: text.clone(),
+                    san,
+                    clock: None,
+                    annotations: Vec::new(),
+                });
+            }
+            TokenKind::Word(w) => {
+                return Err(error_at(
+                    tok,
+                    "a move number like 12A. before the move",
+                    &format!("{w:?}"),
+                ));
+            }
+            TokenKind::Comment(c) => {
+                started = true;
+                in_movetext = true;
+                let clock = clock_value(c);
+                match game.moves.last_mut() {
+                    Some(m) if m.clock.is_none() && m.annotations.is_empty() && clock.is_some() => {
+                        m.clock = clock;
+                    }
+                    Some(m) => m.annotations.push(Annotation::Comment(c.clone())),
+                    None => game.preamble.push(Annotation::Comment(c.clone())),
+                }
+            }
+            TokenKind::Open => {
+                started = true;
+                in_movetext = true;
+                let (text, next) = variation(&tokens, i, tok)?;
+                i = next;
+                push_annotation(&mut game, Annotation::Variation(text));
+            }
+            TokenKind::DrawOffer => {
+                started = true;
+                in_movetext = true;
+                push_annotation(&mut game, Annotation::DrawOffer);
+            }
+            TokenKind::Nag(n) => {
+                started = true;
+                in_movetext = true;
+                push_annotation(&mut game, Annotation::Nag(*n));
+            }
+            TokenKind::Close => {
+                return Err(error_at(tok, "a move, a comment or a result", "')'"));
+            }
+            TokenKind::Result(r) => {
+                finish(&mut games, &mut game, Some(*r));
+                started = false;
+                in_movetext = false;
+            }
+        }
+    }
+    if started {
+        finish(&mut games, &mut game, None);
+    }
+    Ok(games)
+}
+
+fn empty_game() -> BpgnGame {
+    BpgnGame {
+        tags: Vec::new(),
+        setup: None,
+        preamble: Vec::new(),
+        moves: Vec::new(),
+        end_comment: None,
+        result: None,
+    }
+}
+
+fn error_at(tok: &Token, expected: &str, found: &str) -> ParseBpgnError {
+    ParseBpgnError {
+        line: tok.line,
+        column: tok.column,
+        expected: expected.to_owned(),
+        found: found.to_owned(),
+    }
+}
+
+fn describe(kind: &TokenKind) -> String {
+    match kind {
+        TokenKind::Tag { name, .. } => format!("the tag {name}"),
+        other => render(other),
+    }
+}
+
+fn push_annotation(game: &mut BpgnGame, a: Annotation) {
+    match game.moves.last_mut() {
+        Some(m) => m.annotations.push(a),
+        None => game.preamble.push(a),
+    }
+}
+
+/// An all-number comment: the mover's remaining seconds.
+fn clock_value(c: &str) -> Option<f64> {
+    let digits_and_dot = !c.is_empty()
+        && c.chars().all(|ch| ch.is_ascii_digit() || ch == '.')
+        && c.chars().filter(|&ch| ch == '.').count() <= 1
+        && c.chars().next().is_some_and(|ch| ch.is_ascii_digit());
+    if !digits_and_dot {
+        return None;
+    }
+    c.parse::<f64>().ok().filter(|t| t.is_finite())
+}
+
+/// A comment that is not `X:`-prefixed: an end reason like `BugBug checkmated`.
+fn is_plain(c: &str) -> bool {
+    let mut chars = c.chars();
+    !matches!((chars.next(), chars.next()), (Some(l), Some(':')) if l.is_ascii_alphabetic())
+}
+
+/// Closes the current game: the plain comment just before the result is its end comment.
+fn finish(games: &mut Vec<BpgnGame>, game: &mut BpgnGame, result: Option<MatchResult>) {
+    if result.is_some() {
+        let last = match game.moves.last_mut() {
+            Some(m) => &mut m.annotations,
+            None => &mut game.preamble,
+        };
+        if let Some(Annotation::Comment(c)) = last.last() {
+            if is_plain(c) {
+                game.end_comment = Some(c.clone());
+                last.pop();
+            }
+        }
+    }
+    game.result = result;
+    games.push(std::mem::replace(game, empty_game()));
+}
+
+/// `[Setup "1"]`/`[SetUp "1"]` with `[FEN "..."]` (in any order) gives the start.
+fn check_setup_tag(game: &mut BpgnGame, tok: &Token) -> Result<(), ParseBpgnError> {
+    let setup_off = game
+        .tags
+        .iter()
+        .any(|(n, v)| n.eq_ignore_ascii_case("setup") && v.trim() == "0");
+    let fen = game
+        .tags
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("fen"))
+        .map(|(_, v)| v.clone());
+    game.setup = match fen {
+        Some(fen) if !setup_off => {
+            if let TokenKind::Tag { name, .. } = &tok.kind {
+                if name.eq_ignore_ascii_case("fen") {
+                    parse_bfen(&fen, Ruleset::default()).map_err(|e| {
+                        error_at(tok, &format!("a BFEN in the FEN tag ({e})"), &format!("{fen:?}"))
+                    })?;
+                }
+            }
+            Some(fen)
+        }
+        _ => None,
+    };
+    Ok(())
+}
+
+/// The canonical text of a token inside a variation.
+fn render(kind: &TokenKind) -> String {
+    match kind {
+        TokenKind::Tag { name, value } => format!("[{name} {value:?}]"),
+        TokenKind::Number(t) => t.to_string(),
+        TokenKind::Word(w) => w.clone(),
+        TokenKind::Comment(c) => format!("{{{c}}}"),
+        TokenKind::Open => "(".to_owned(),
+        TokenKind::Close => ")".to_owned(),
+        TokenKind::DrawOffer => "(=)".to_owned(),
+        TokenKind::Nag(n) => format!("${n}"),
+        TokenKind::Result(r) => r.as_str().to_owned(),
+    }
+}
+
+/// Reads a variation from just after its `(` to its matching `)`; returns its canonical
+/// text (nested variations included) and the index after the `)`.
+fn variation(
+    tokens: &[Token],
+    mut i: usize,
+    open: &Token,
+) -> Result<(String, usize), ParseBpgnError> {
+    let mut depth = 1usize;
+    let mut parts: Vec<String> = Vec::new();
+    while let Some(tok) = tokens.get(i) {
+        i += 1;
+        match &tok.kind {
+            TokenKind::Open => {
+                depth += 1;
+                parts.push("(".to_owned());
+            }
+            TokenKind::Close => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok((join_variation(&parts), i));
+                }
+                parts.push(")".to_owned());
+            }
+            TokenKind::Tag { .. } => {
+                return Err(error_at(tok, "')' closing the variation", &describe(&tok.kind)));
+            }
+            other => parts.push(render(other)),
+        }
+    }
+    Err(ParseBpgnError {
+        line: open.line,
+        column: open.column,
+        expected: "')' closing this variation".to_owned(),
+        found: "the end of the text".to_owned(),
+    })
+}
+
+/// Joins with single spaces, without spaces inside the parentheses: `a (b c) d`.
+fn join_variation(parts: &[String]) -> String {
+    let mut s = String::new();
+    for p in parts {
+        if !s.is_empty() && !s.ends_with('(') && p != ")" {
+            s.push(' ');
+        }
+        s.push_str(p);
+    }
+    s
+}

@@ -1,0 +1,82 @@
+//! Which board ended the game, and the match result it gives.
+//!
+//! FICS exports (all eras in `data/bpgn/README.md`) write the result of the board where the
+//! game ended, from that board's White, although the BPGN standard says "in terms of the
+//! White player on board A". So a `0-1` of a game that ended on board B is a win of
+//! WhiteA's team. The board is found from the loser's name at the start of the end comment
+//! (`{YScorpion checkmated}`) matched to the player tags; failing that, from the last mate
+//! (`#`) or the last move. A named loser also gives the winning team directly.
+
+use crate::rules::{BoardId, Color, MatchResult, Seat, notation::Suffix};
+
+use super::BpgnGame;
+
+impl BpgnGame {
+    /// The result as written: the terminator, else the `Result` tag, else unfinished.
+    #[must_use]
+    pub fn raw_result(&self) -> MatchResult {
+        self.result
+            .or_else(|| self.tag("Result").and_then(MatchResult::from_str_opt))
+            .unwrap_or(MatchResult::Unfinished)
+    }
+
+    /// The player named at the start of the end comment (`TheLagger forfeits on time`),
+    /// the longest matching name winning when one name starts another.
+    #[must_use]
+    pub fn named_loser(&self) -> Option<Seat> {
+        let end = self.end_comment.as_deref()?;
+        let mut best: Option<(usize, Seat)> = None;
+        for board in BoardId::ALL {
+            for color in Color::ALL {
+                let seat = Seat::new(board, color);
+                let Some(name) = self.tag(&seat.tag()).map(str::trim) else {
+                    continue;
+                };
+                let follows = end.strip_prefix(name).map(|rest| {
+                    rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '\'')
+                });
+                if !name.is_empty()
+                    && follows == Some(true)
+                    && best.is_none_or(|(len, _)| name.len() > len)
+                {
+                    best = Some((name.len(), seat));
+                }
+            }
+        }
+        best.map(|(_, seat)| seat)
+    }
+
+    /// The board where the game ended: the named loser's, else the last mate's, else the
+    /// last move's; `None` for a game without moves nor a named loser.
+    #[must_use]
+    pub fn ended_board(&self) -> Option<BoardId> {
+        if let Some(seat) = self.named_loser() {
+            return Some(seat.board);
+        }
+        self.moves
+            .iter()
+            .rev()
+            .find(|m| m.san.suffix == Some(Suffix::Mate))
+            .or(self.moves.last())
+            .map(|m| m.token.board)
+    }
+
+    /// The match result (`1-0`: WhiteA's team won). For a decided game: the named loser's
+    /// team lost; without a named loser, the written result turned around when the game
+    /// ended on board B (see the module docs). Draws and unfinished games stay as written.
+    ///
+    /// The loser's name decides first because it reads the same under both conventions:
+    /// the 1996 standard sample (`{death checkmated} 0-1`, death Black on B, last move on
+    /// board A) follows the standard's team convention, the FICS exports the board one.
+    #[must_use]
+    pub fn team_result(&self) -> MatchResult {
+        match self.raw_result() {
+            MatchResult::Won(team) => match self.named_loser() {
+                Some(loser) => MatchResult::Won(loser.team().other()),
+                None if self.ended_board() == Some(BoardId::B) => MatchResult::Won(team.other()),
+                None => MatchResult::Won(team),
+            },
+            other => other,
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Library entry points behind the `bugbridge listen`, `ports` and `emulate` subcommands.
+
+mod emulate;
+mod listen;
+mod ports;
+
+pub use emulate::{EmulateOptions, emulate_file, read_trace_file};
+pub use listen::listen;
+pub use ports::{PortReport, known_usb_board, ports, probe};

@@ -1,0 +1,150 @@
+//! `bugbridge ports`: serial ports present, with the board type where it can tell.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+
+use crate::dgt::{BoardMessage, Command, DgtDecoder};
+use crate::millennium::{MillCommand, ParityMode, Reply, ReplyDecoder};
+use crate::serial::{LineSettings, Port, UsbInfo, list_ports};
+use crate::session::DriverKind;
+
+/// One serial port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PortReport {
+    /// Device path.
+    pub path: String,
+    /// "usb", "bluetooth", "pci" or "unknown".
+    pub kind: &'static str,
+    /// USB vendor/product/serial/manufacturer/product strings, for USB ports.
+    pub usb: Option<UsbInfo>,
+    /// What the USB id suggests (eboard-protocols.md §5), e.g. "DGT Smart Board".
+    pub board: Option<&'static str>,
+    /// What answered a probe, when probing was asked for.
+    pub probed: Option<DriverKind>,
+}
+
+/// What a USB vendor/product id suggests. The FTDI id is shared with many other devices,
+/// hence the question mark.
+#[must_use]
+pub fn known_usb_board(vid: u16, pid: u16) -> Option<&'static str> {
+    match (vid, pid) {
+        (0x0403, 0x6001) => Some("DGT e-board? (FTDI FT232 bridge, as in DGT USB boards)"),
+        (0x045B, 0x8111) => Some("DGT Smart Board"),
+        (0x10C4, 0xEA60) => Some("Certabo/Sentio? (CP210x bridge; not supported)"),
+        (0x2D80, _) => Some("Chessnut (HID, not supported)"),
+        _ => None,
+    }
+}
+
+impl fmt::Display for PortReport {
+    /// One line: `path  kind  vid:pid  manufacturer  product  serial  board`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}\t{}", self.path, self.kind)?;
+        match &self.usb {
+            Some(u) => write!(
+                f,
+                "\t{:04x}:{:04x}\tmanufacturer={:?}\tproduct={:?}\tserial={:?}",
+                u.vid,
+                u.pid,
+                u.manufacturer.as_deref().unwrap_or(""),
+                u.product.as_deref().unwrap_or(""),
+                u.serial.as_deref().unwrap_or("")
+            )?,
+            None => write!(f, "\t-")?,
+        }
+        match (self.probed, self.board) {
+            (Some(k), _) => write!(f, "\tboard={} (answered a probe)", k.name()),
+            (None, Some(b)) => write!(f, "\tboard={b}"),
+            (None, None) => write!(f, "\tboard=unknown"),
+        }
+    }
+}
+
+/// The serial ports present. With `probe_timeout`, each port is also opened and asked for
+/// its version in the DGT and then the Millennium protocol (this writes to the devices:
+/// leave it off for ports that belong to something else).
+#[must_use]
+pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
+    list_ports()
+        .into_iter()
+        .map(|p| {
+            let board = p.usb.as_ref().and_then(|u| known_usb_board(u.vid, u.pid));
+            let probed = probe_timeout.and_then(|t| probe(Path::new(&p.path), t));
+            PortReport {
+                path: p.path,
+                kind: p.kind,
+                usb: p.usb,
+                board,
+                probed,
+            }
+        })
+        .collect()
+}
+
+/// Asks the device at `path` for its version, DGT first (9600 baud, `0x4D`), then
+/// Millennium (38400 baud, `V`). `None` when neither answers within `timeout` each.
+#[must_use]
+pub fn probe(path: &Path, timeout: Duration) -> Option<DriverKind> {
+    let dgt = exchange(
+        path,
+        LineSettings::DGT,
+        &Command::Version.to_bytes(),
+        timeout,
+        |buf| {
+            let mut d = DgtDecoder::new();
+            std::iter::from_fn(|| d.next_message(buf))
+                .any(|m| matches!(m, BoardMessage::Version { .. }))
+        },
+    );
+    if dgt {
+        return Some(DriverKind::Dgt);
+    }
+    let mill = exchange(
+        path,
+        LineSettings::MILLENNIUM,
+        &MillCommand::Version.to_bytes(),
+        timeout,
+        |buf| {
+            let mut d = ReplyDecoder::new(ParityMode::Ignore);
+            std::iter::from_fn(|| d.next_reply(buf)).any(|r| matches!(r, Reply::Version { .. }))
+        },
+    );
+    mill.then_some(DriverKind::Millennium)
+}
+
+fn exchange(
+    path: &Path,
+    settings: LineSettings,
+    ask: &[u8],
+    timeout: Duration,
+    mut answered: impl FnMut(&mut BytesMut) -> bool,
+) -> bool {
+    let Ok(mut port) = Port::open(path, settings, Duration::from_millis(50)) else {
+        return false;
+    };
+    if port.write_all(ask).is_err() {
+        return false;
+    }
+    let end = Instant::now() + timeout;
+    let mut buf = BytesMut::new();
+    let mut chunk = [0u8; 256];
+    while Instant::now() < end {
+        match port.read(&mut chunk) {
+            Ok(0) => return false,
+            Ok(n) => {
+                buf.extend_from_slice(&chunk[..n]);
+                let mut copy = buf.clone();
+                if answered(&mut copy) {
+                    return true;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => return false,
+        }
+    }
+    false
+}

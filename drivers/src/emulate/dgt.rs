@@ -1,0 +1,278 @@
+//! The emulated DGT board with a DGT 3000 clock: answers commands, reports changes.
+
+use std::time::Instant;
+
+use bytes::BytesMut;
+
+use super::device::{Device, DeviceStatus};
+use super::state::{Change, Physical};
+use crate::dgt::{
+    BoardMessage, Bwtime, BwtimeLayout, ClockAck, ClockCommand, ClockSide, ClockTimes, Command,
+    CommandDecoder, SideTime, index_to_square, piece_to_code, square_to_index,
+};
+use crate::trace::{Side, Square};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Idle,
+    Update,
+    UpdateNice,
+    UpdateBoard,
+}
+
+#[derive(Debug)]
+pub(crate) struct DgtDevice {
+    decoder: CommandDecoder,
+    buf: BytesMut,
+    mode: Mode,
+    synced: bool,
+    rotated: bool,
+    clock_attached: bool,
+    white_side: ClockSide,
+    layout: BwtimeLayout,
+    last_clock_sent: Option<Bwtime>,
+    status: DeviceStatus,
+}
+
+impl DgtDevice {
+    pub(crate) fn new(
+        rotated: bool,
+        clock_attached: bool,
+        white_side: ClockSide,
+        layout: BwtimeLayout,
+    ) -> Self {
+        DgtDevice {
+            decoder: CommandDecoder::new(),
+            buf: BytesMut::new(),
+            mode: Mode::Idle,
+            synced: false,
+            rotated,
+            clock_attached,
+            white_side,
+            layout,
+            last_clock_sent: None,
+            status: DeviceStatus::default(),
+        }
+    }
+
+    fn raw(&self, sq: Square) -> Square {
+        if self.rotated { sq.rotated() } else { sq }
+    }
+
+    fn dump(&self, p: &Physical) -> BoardMessage {
+        let mut codes = [0u8; 64];
+        for (i, c) in codes.iter_mut().enumerate() {
+            if let Some(raw) = index_to_square(i as u8) {
+                *c = piece_to_code(p.placement.get(self.raw(raw)));
+            }
+        }
+        BoardMessage::BoardDump(codes)
+    }
+
+    fn bwtime(&self, p: &Physical, now: Instant) -> Bwtime {
+        let Some(c) = p.clock.filter(|_| self.clock_attached) else {
+            let t = ClockTimes {
+                no_clock: true,
+                ..ClockTimes::default()
+            };
+            return Bwtime::from_times(&t, self.layout);
+        };
+        let (w, b) = c.display(now);
+        let (left, right) = if self.white_side == ClockSide::Left {
+            (w, b)
+        } else {
+            (b, w)
+        };
+        let side = c.running.map(|s| {
+            let white = s == Side::White;
+            match (white, self.white_side) {
+                (true, s) => s,
+                (false, ClockSide::Left) => ClockSide::Right,
+                (false, ClockSide::Right) => ClockSide::Left,
+            }
+        });
+        let t = ClockTimes::with_running(
+            SideTime::from_seconds(left),
+            SideTime::from_seconds(right),
+            side,
+        );
+        Bwtime::from_times(&t, self.layout)
+    }
+
+    fn clock_updates(&self) -> bool {
+        matches!(self.mode, Mode::Update | Mode::UpdateNice)
+    }
+
+    fn on_clock_command(
+        &mut self,
+        cmd: ClockCommand,
+        p: &mut Physical,
+        now: Instant,
+        out: &mut BytesMut,
+    ) {
+        if !self.clock_attached {
+            return;
+        }
+        let ack = match &cmd {
+            ClockCommand::Version => ClockAck([ClockAck::OK, cmd.id(), 0x20, 0]),
+            _ => ClockAck::ok(cmd.id()),
+        };
+        match cmd {
+            ClockCommand::Ascii { text, .. } => {
+                self.status.clock_text = Some(String::from_utf8_lossy(&text).trim_end().to_owned());
+            }
+            ClockCommand::End => self.status.clock_text = None,
+            ClockCommand::SetAndRun { left, right, mode } => {
+                let secs = |h: crate::dgt::command::Hms| {
+                    f64::from(u32::from(h.h & 0x0F) * 3600 + u32::from(h.m) * 60 + u32::from(h.s))
+                };
+                let (l, r) = (secs(left), secs(right));
+                let (white, black) = if self.white_side == ClockSide::Left {
+                    (l, r)
+                } else {
+                    (r, l)
+                };
+                let side_of = |cs: ClockSide| {
+                    if cs == self.white_side {
+                        Side::White
+                    } else {
+                        Side::Black
+                    }
+                };
+                let running = if mode & 0x04 != 0 {
+                    None
+                } else if mode & 0x01 != 0 {
+                    Some(side_of(ClockSide::Left))
+                } else if mode & 0x02 != 0 {
+                    Some(side_of(ClockSide::Right))
+                } else {
+                    None
+                };
+                let speed = p.clock.map_or(1.0, |c| c.speed);
+                p.clock = Some(super::state::ClockState {
+                    white,
+                    black,
+                    running,
+                    since: now,
+                    speed,
+                });
+            }
+            _ => {}
+        }
+        // The board acknowledges clock commands only in UPDATE / UPDATE_NICE mode.
+        if self.clock_updates() {
+            BoardMessage::Bwtime(Bwtime::from_ack(&ack)).encode(out);
+        }
+    }
+}
+
+impl Device for DgtDevice {
+    fn on_bytes(&mut self, bytes: &[u8], p: &mut Physical, now: Instant, out: &mut BytesMut) {
+        self.buf.extend_from_slice(bytes);
+        while let Some(cmd) = self.decoder.next_command(&mut self.buf) {
+            self.status.commands += 1;
+            match cmd {
+                Command::Reset => {
+                    self.mode = Mode::Idle;
+                    self.synced = false;
+                }
+                Command::SendClock => {
+                    let b = self.bwtime(p, now);
+                    self.last_clock_sent = Some(b);
+                    BoardMessage::Bwtime(b).encode(out);
+                }
+                Command::SendBoard => {
+                    self.dump(p).encode(out);
+                    if self.mode != Mode::Idle {
+                        self.synced = true;
+                    }
+                }
+                Command::Update => self.mode = Mode::Update,
+                Command::UpdateNice => self.mode = Mode::UpdateNice,
+                Command::UpdateBoard => self.mode = Mode::UpdateBoard,
+                Command::SerialNumber => BoardMessage::SerialNumber("00042".into()).encode(out),
+                Command::LongSerialNumber => {
+                    BoardMessage::LongSerialNumber("0000000042".into()).encode(out)
+                }
+                Command::BusAddress => BoardMessage::BusAddress(42).encode(out),
+                Command::Trademark => {
+                    BoardMessage::Trademark("bugbridge DGT emulator".into()).encode(out)
+                }
+                Command::Version => BoardMessage::Version { major: 3, minor: 1 }.encode(out),
+                Command::Battery => {
+                    BoardMessage::Battery(vec![100, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0]).encode(out)
+                }
+                Command::EeMoves => BoardMessage::EeMoves(vec![0x6B]).encode(out),
+                Command::BusMode => {
+                    self.mode = Mode::Idle;
+                    self.synced = false;
+                }
+                Command::SetLeds { pattern, from, to } => {
+                    if pattern == 0 && from == 0x40 {
+                        self.status.leds.clear();
+                    } else if pattern == 1 {
+                        for i in [from, to] {
+                            if let Some(raw) = index_to_square(i) {
+                                let sq = self.raw(raw);
+                                if !self.status.leds.contains(&sq) {
+                                    self.status.leds.push(sq);
+                                }
+                            }
+                        }
+                    }
+                }
+                Command::Clock(c) => self.on_clock_command(c, p, now, out),
+            }
+        }
+    }
+
+    fn render(&mut self, change: &Change, p: &Physical, now: Instant, out: &mut BytesMut) {
+        match change {
+            Change::Squares(list) if self.mode != Mode::Idle => {
+                for (sq, piece) in list {
+                    let index = square_to_index(self.raw(*sq));
+                    BoardMessage::FieldUpdate {
+                        index,
+                        code: piece_to_code(*piece),
+                    }
+                    .encode(out);
+                }
+            }
+            Change::Clock if self.clock_updates() && self.clock_attached => {
+                let b = self.bwtime(p, now);
+                self.last_clock_sent = Some(b);
+                BoardMessage::Bwtime(b).encode(out);
+            }
+            _ => {}
+        }
+    }
+
+    fn tick(&mut self, p: &Physical, now: Instant, out: &mut BytesMut) {
+        if !(self.clock_updates() && self.clock_attached && p.clock.is_some_and(|c| c.speed > 0.0))
+        {
+            return;
+        }
+        let b = self.bwtime(p, now);
+        if self.last_clock_sent != Some(b) {
+            self.last_clock_sent = Some(b);
+            BoardMessage::Bwtime(b).encode(out);
+        }
+    }
+
+    fn synced(&self) -> bool {
+        self.synced
+    }
+
+    fn unplugged(&mut self) {
+        self.mode = Mode::Idle;
+        self.synced = false;
+        self.buf.clear();
+        self.last_clock_sent = None;
+    }
+
+    fn status(&self) -> DeviceStatus {
+        let mut s = self.status.clone();
+        s.dropped_bytes = self.decoder.stats().dropped_bytes();
+        s
+    }
+}

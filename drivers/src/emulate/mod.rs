@@ -1,0 +1,284 @@
+//! Emulated boards on pseudo-terminals that speak the real protocols and play a sensor trace.
+//!
+//! [`Emulator::start`] creates a pty pair (`serialport::TTYPort::pair()`); a driver opens
+//! the slave side's path ([`EmulatorHandle::path`]), exactly as it would open
+//! `/dev/ttyUSB0`. With [`EmulatorConfig::link_path`] the emulator keeps a symlink there that
+//! always points at the current pty, so "unplug" (both pty ends closed, symlink removed: the
+//! driver sees a hang-up) and "replug" (a new pty, the symlink re-pointed) look to the driver
+//! like a USB cable pulled and put back at the same `/dev/serial/by-path` name.
+//!
+//! The emulator plays one board's `board`/`square`/`clock` events of a trace, in order. A
+//! leading `board` event is the position set up before the cable was plugged in; everything
+//! after it is played once the host has finished its start-up (DGT: update mode and a dump;
+//! Millennium: the first `S`), paced by [`Pace`]. Events played while unplugged or muted
+//! change the physical board but are not sent; the host sees them in its next full dump.
+//!
+//! DGT: field updates in any update mode; BWTIME on clock events and, with
+//! [`Pace::Timed`], whenever the running clock's display changes (update-nice behaviour);
+//! acks to clock commands; SETNRUN sets the clock; DGT 3000 text is kept for
+//! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Millennium: `V S W R L X T`
+//! with parity and block check, automatic `s` reports on change unless register 02 is 1.
+
+mod device;
+mod dgt;
+mod millennium;
+mod player;
+mod state;
+
+pub use device::DeviceStatus;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use crate::dgt::{BwtimeLayout, ClockSide};
+use crate::serial::{PtyPair, pty_pair};
+use crate::session::DriverKind;
+use crate::trace::{BoardId, TraceEvent, TraceLine};
+
+/// How the trace is played.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pace {
+    /// Only when told: [`EmulatorHandle::advance`].
+    Manual,
+    /// Everything, as fast as the host takes it.
+    Asap,
+    /// With the trace's timing divided by `speed` (2.0 = twice as fast); the running
+    /// clock counts down in between.
+    Timed {
+        /// Speed factor, above 0.
+        speed: f64,
+    },
+}
+
+/// How to emulate.
+#[derive(Debug, Clone)]
+pub struct EmulatorConfig {
+    /// The protocol to speak.
+    pub driver: DriverKind,
+    /// Which board's events of the trace to play.
+    pub board: BoardId,
+    /// Pacing.
+    pub pace: Pace,
+    /// Keep a symlink here pointing at the current pty (reopen-by-path across replugs).
+    pub link_path: Option<PathBuf>,
+    /// The board is turned 180° (its reports are in the turned frame).
+    pub rotated: bool,
+    /// A clock is plugged into the (DGT) board.
+    pub clock: bool,
+    /// The clock side White sits on.
+    pub white_side: ClockSide,
+    /// BWTIME layout the emulated board sends.
+    pub bwtime_layout: BwtimeLayout,
+}
+
+impl EmulatorConfig {
+    /// Defaults: board A, [`Pace::Asap`], no symlink, normal orientation, clock plugged in,
+    /// white on the left, modern BWTIME layout.
+    #[must_use]
+    pub fn new(driver: DriverKind) -> Self {
+        EmulatorConfig {
+            driver,
+            board: BoardId::A,
+            pace: Pace::Asap,
+            link_path: None,
+            rotated: false,
+            clock: true,
+            white_side: ClockSide::Left,
+            bwtime_layout: BwtimeLayout::Modern,
+        }
+    }
+}
+
+/// What the emulator is doing; watch it with [`EmulatorHandle::watch`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmulatorStatus {
+    /// Events played so far (not counting the leading set-up `board`).
+    pub played: usize,
+    /// Events to play in all.
+    pub total: usize,
+    /// The host has finished its start-up on the current connection.
+    pub synced: bool,
+    /// The cable is in.
+    pub attached: bool,
+    /// Device state.
+    pub device: DeviceStatus,
+}
+
+#[derive(Debug)]
+pub(crate) enum EmuControl {
+    Advance(usize),
+    Play,
+    Pause,
+    Unplug,
+    Replug(Box<PtyPair>),
+    Garbage(Vec<u8>),
+    Mute(bool),
+    Stop,
+}
+
+/// Starts emulators.
+#[derive(Debug)]
+pub struct Emulator;
+
+/// Controls a running emulator; dropping it stops the emulator and removes its symlink.
+#[derive(Debug)]
+pub struct EmulatorHandle {
+    control: std::sync::mpsc::Sender<EmuControl>,
+    status: watch::Receiver<EmulatorStatus>,
+    link_path: Option<PathBuf>,
+    current: PathBuf,
+    thread: Option<JoinHandle<()>>,
+}
+
+const MASTER_TIMEOUT: Duration = Duration::from_millis(10);
+
+impl Emulator {
+    /// Starts an emulated board playing `trace` (only `config.board`'s events are used).
+    ///
+    /// # Errors
+    /// When no pty can be created or the symlink cannot be made.
+    pub fn start(config: EmulatorConfig, trace: &[TraceLine]) -> io::Result<EmulatorHandle> {
+        let mut events: Vec<TraceLine> = trace
+            .iter()
+            .filter(|l| l.event.board() == Some(config.board))
+            .filter(|l| match l.event {
+                TraceEvent::Board { .. } | TraceEvent::Square { .. } => true,
+                // A Millennium board has no clock: its clock events are not part of its play.
+                TraceEvent::Clock { .. } => config.driver == DriverKind::Dgt,
+                _ => false,
+            })
+            .cloned()
+            .collect();
+        let initial = match events.first() {
+            Some(TraceLine {
+                event: TraceEvent::Board { placement, .. },
+                ..
+            }) => {
+                let p = *placement;
+                events.remove(0);
+                Some(p)
+            }
+            _ => None,
+        };
+        let pair = pty_pair(MASTER_TIMEOUT)?;
+        let current = pair.slave_path.clone();
+        if let Some(link) = &config.link_path {
+            point_link(link, &current)?;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (status_tx, status_rx) = watch::channel(EmulatorStatus {
+            total: events.len(),
+            attached: true,
+            ..EmulatorStatus::default()
+        });
+        let link_path = config.link_path.clone();
+        let player = player::Player::new(config, events, initial, pair, status_tx);
+        let thread = std::thread::Builder::new()
+            .name("bugbridge-emulator".into())
+            .spawn(move || player.run(rx))?;
+        Ok(EmulatorHandle {
+            control: tx,
+            status: status_rx,
+            link_path,
+            current,
+            thread: Some(thread),
+        })
+    }
+}
+
+/// Points the symlink `link` at `target`, atomically (symlink + rename).
+pub(crate) fn point_link(link: &Path, target: &Path) -> io::Result<()> {
+    let mut tmp = link.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    std::os::unix::fs::symlink(target, &tmp)?;
+    std::fs::rename(&tmp, link)
+}
+
+impl EmulatorHandle {
+    /// The path a driver should open: the symlink if configured, else the current pty slave.
+    #[must_use]
+    pub fn path(&self) -> PathBuf {
+        self.link_path
+            .clone()
+            .unwrap_or_else(|| self.current.clone())
+    }
+
+    /// The current status.
+    #[must_use]
+    pub fn status(&self) -> EmulatorStatus {
+        self.status.borrow().clone()
+    }
+
+    /// A watch of the status, e.g. `watch.wait_for(|s| s.played == 10).await`.
+    #[must_use]
+    pub fn watch(&self) -> watch::Receiver<EmulatorStatus> {
+        self.status.clone()
+    }
+
+    /// Plays `n` more events ([`Pace::Manual`]).
+    pub fn advance(&self, n: usize) {
+        let _ = self.control.send(EmuControl::Advance(n));
+    }
+
+    /// Resumes playing ([`Pace::Asap`] / [`Pace::Timed`]).
+    pub fn play(&self) {
+        let _ = self.control.send(EmuControl::Play);
+    }
+
+    /// Pauses playing.
+    pub fn pause(&self) {
+        let _ = self.control.send(EmuControl::Pause);
+    }
+
+    /// Pulls the cable: both pty ends close (the driver sees a hang-up), the symlink goes.
+    pub fn unplug(&self) {
+        let _ = self.control.send(EmuControl::Unplug);
+    }
+
+    /// Puts the cable back: a new pty; the symlink (if any) points at it. Returns the path
+    /// to open.
+    ///
+    /// # Errors
+    /// When no pty can be created.
+    pub fn replug(&mut self) -> io::Result<PathBuf> {
+        let pair = pty_pair(MASTER_TIMEOUT)?;
+        self.current = pair.slave_path.clone();
+        let _ = self.control.send(EmuControl::Replug(Box::new(pair)));
+        Ok(self.path())
+    }
+
+    /// Sends these bytes to the host, between two messages.
+    pub fn inject_garbage(&self, bytes: &[u8]) {
+        let _ = self.control.send(EmuControl::Garbage(bytes.to_vec()));
+    }
+
+    /// Stops (or resumes) answering and reporting, with the cable in: the host must notice by
+    /// its own timeout.
+    pub fn set_mute(&self, mute: bool) {
+        let _ = self.control.send(EmuControl::Mute(mute));
+    }
+
+    /// Stops the emulator and waits for its thread.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        let _ = self.control.send(EmuControl::Stop);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for EmulatorHandle {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,251 @@
+//! The DGT side of a session: handshake, messages → events, clock command queue, LEDs.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use bytes::BytesMut;
+
+use super::board_state::BoardTracker;
+use super::clock_state::ClockTracker;
+use super::run::Protocol;
+use super::watchdog::Watchdog;
+use super::{Control, DgtUpdateMode, SessionConfig};
+use crate::dgt::{
+    BoardMessage, ClockCommand, ClockMessage, Command, DgtDecoder, code_to_piece, index_to_square,
+    square_to_index,
+};
+use crate::error::{DeviceFault, SessionError};
+use crate::trace::{Placement, TraceEvent};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    AwaitVersion(Instant),
+    AwaitDump(Instant),
+    Synced,
+}
+
+#[derive(Debug)]
+pub(crate) struct DgtProtocol {
+    cfg: SessionConfig,
+    decoder: DgtDecoder,
+    buf: BytesMut,
+    phase: Phase,
+    board: BoardTracker,
+    clock: ClockTracker,
+    watchdog: Watchdog,
+    clock_queue: VecDeque<ClockCommand>,
+    in_flight: Option<(ClockCommand, Instant, u8)>,
+    no_clock_logged: bool,
+}
+
+impl DgtProtocol {
+    pub(crate) fn new(cfg: SessionConfig) -> Self {
+        let now = Instant::now();
+        DgtProtocol {
+            board: BoardTracker::new(cfg.board, cfg.orientation),
+            clock: ClockTracker::new(cfg.board, cfg.white_side),
+            watchdog: Watchdog::new(now, cfg.probe_after, cfg.reply_timeout),
+            decoder: DgtDecoder::new(),
+            buf: BytesMut::with_capacity(256),
+            phase: Phase::AwaitVersion(now),
+            clock_queue: VecDeque::new(),
+            in_flight: None,
+            no_clock_logged: false,
+            cfg,
+        }
+    }
+
+    fn update_command(&self) -> Command {
+        match self.cfg.dgt_update {
+            DgtUpdateMode::Nice => Command::UpdateNice,
+            DgtUpdateMode::EveryClock => Command::Update,
+        }
+    }
+
+    fn send_next_clock_command(&mut self, now: Instant, out: &mut Vec<u8>) {
+        if self.in_flight.is_some() || self.phase != Phase::Synced {
+            return;
+        }
+        if let Some(cmd) = self.clock_queue.pop_front() {
+            out.extend(Command::Clock(cmd.clone()).to_bytes());
+            self.in_flight = Some((cmd, now, 1));
+        }
+    }
+
+    fn on_message(
+        &mut self,
+        msg: BoardMessage,
+        now: Instant,
+        ev: &mut Vec<TraceEvent>,
+        out: &mut Vec<u8>,
+    ) {
+        match msg {
+            BoardMessage::Version { major, minor } => {
+                if let Phase::AwaitVersion(_) = self.phase {
+                    tracing::info!(board = %self.cfg.board, major, minor, "DGT board version");
+                    self.request_dump(now, out);
+                }
+            }
+            BoardMessage::BoardDump(codes) => {
+                let mut raw = Placement::empty();
+                for (i, &code) in codes.iter().enumerate() {
+                    if let Some(sq) = index_to_square(i as u8) {
+                        raw.set(sq, code_to_piece(code));
+                    }
+                }
+                if self.phase == Phase::Synced {
+                    self.board.full(raw, false, ev);
+                } else {
+                    self.phase = Phase::Synced;
+                    ev.push(TraceEvent::Link {
+                        board: self.cfg.board,
+                        up: true,
+                    });
+                    self.board.full(raw, true, ev);
+                    self.clock.reconnected();
+                    if self.cfg.clock {
+                        out.extend(Command::SendClock.to_bytes());
+                    }
+                    self.send_next_clock_command(now, out);
+                }
+            }
+            BoardMessage::FieldUpdate { index, code } => {
+                if self.phase == Phase::Synced
+                    && let Some(sq) = index_to_square(index)
+                {
+                    self.board.update(sq, code_to_piece(code), ev);
+                }
+            }
+            BoardMessage::Bwtime(b) => match b.classify(self.cfg.bwtime_layout) {
+                ClockMessage::Times(t) => {
+                    if t.no_clock {
+                        if !self.no_clock_logged {
+                            tracing::warn!(board = %self.cfg.board, fault = %DeviceFault::NoClock, "clock");
+                            self.no_clock_logged = true;
+                        }
+                    } else if self.cfg.clock
+                        && self.phase == Phase::Synced
+                        && let Some(e) = self.clock.observe(&t)
+                    {
+                        ev.push(e);
+                    }
+                }
+                ClockMessage::Ack(ack) => {
+                    if ack.is_error() {
+                        let fault = DeviceFault::ClockNak {
+                            command: ack.0[1],
+                            code: ack.0[0],
+                        };
+                        tracing::warn!(board = %self.cfg.board, %fault, "clock");
+                    }
+                    if ack.command().is_some() {
+                        self.in_flight = None;
+                        self.send_next_clock_command(now, out);
+                    }
+                }
+                ClockMessage::Empty | ClockMessage::Invalid => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn request_dump(&mut self, now: Instant, out: &mut Vec<u8>) {
+        out.extend(self.update_command().to_bytes());
+        out.extend(Command::SendBoard.to_bytes());
+        self.phase = Phase::AwaitDump(now);
+    }
+}
+
+impl Protocol for DgtProtocol {
+    fn start(&mut self, now: Instant, out: &mut Vec<u8>) {
+        self.buf.clear();
+        self.in_flight = None;
+        self.watchdog = Watchdog::new(now, self.cfg.probe_after, self.cfg.reply_timeout);
+        self.phase = Phase::AwaitVersion(now);
+        out.extend(Command::Reset.to_bytes());
+        out.extend(Command::Version.to_bytes());
+    }
+
+    fn feed(&mut self, bytes: &[u8], now: Instant, ev: &mut Vec<TraceEvent>, out: &mut Vec<u8>) {
+        self.watchdog.received(now);
+        self.buf.extend_from_slice(bytes);
+        while let Some(msg) = self.decoder.next_message(&mut self.buf) {
+            self.on_message(msg, now, ev, out);
+        }
+    }
+
+    fn tick(&mut self, now: Instant, out: &mut Vec<u8>) -> Result<(), SessionError> {
+        match self.phase {
+            Phase::AwaitVersion(since)
+                if now.duration_since(since) > self.cfg.reply_timeout / 2 =>
+            {
+                // Some firmwares answer late or not at all: go on without the version.
+                self.request_dump(now, out);
+            }
+            Phase::AwaitDump(since) if now.duration_since(since) > self.cfg.reply_timeout => {
+                return Err(SessionError::Timeout("no board dump"));
+            }
+            Phase::Synced => {
+                if self.watchdog.check(now)? {
+                    out.extend(Command::Version.to_bytes());
+                }
+                if let Some((cmd, sent, tries)) = self.in_flight.clone()
+                    && now.duration_since(sent)
+                        > self
+                            .cfg
+                            .reply_timeout
+                            .min(std::time::Duration::from_secs(2))
+                {
+                    if tries < 3 {
+                        out.extend(Command::Clock(cmd.clone()).to_bytes());
+                        self.in_flight = Some((cmd, now, tries + 1));
+                    } else {
+                        tracing::warn!(board = %self.cfg.board, "clock command not acknowledged, dropped");
+                        self.in_flight = None;
+                        self.send_next_clock_command(now, out);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn control(&mut self, c: Control, now: Instant, out: &mut Vec<u8>) {
+        match c {
+            Control::Clock(cmd) => {
+                self.clock_queue.push_back(cmd);
+                self.send_next_clock_command(now, out);
+            }
+            Control::ShowMove(mv) => {
+                if !self.cfg.leds {
+                    return;
+                }
+                out.extend(
+                    Command::SetLeds {
+                        pattern: 0,
+                        from: 0x40,
+                        to: 0x40,
+                    }
+                    .to_bytes(),
+                );
+                if let Some((from, to)) = mv {
+                    let f = square_to_index(self.board.flip(from));
+                    let t = square_to_index(self.board.flip(to));
+                    out.extend(
+                        Command::SetLeds {
+                            pattern: 1,
+                            from: f,
+                            to: t,
+                        }
+                        .to_bytes(),
+                    );
+                }
+            }
+        }
+    }
+
+    fn dropped_bytes(&self) -> u64 {
+        self.decoder.stats().dropped_bytes()
+    }
+}

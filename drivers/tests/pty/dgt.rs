@@ -1,0 +1,174 @@
+use bugbridge_drivers::dgt::{BwtimeLayout, ClockCommand, ClockSide};
+use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, Pace};
+use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig, spawn_session};
+use bugbridge_drivers::trace::{BoardId, Square, TraceEvent};
+
+use crate::common::*;
+
+fn emulator(pace: Pace) -> EmulatorConfig {
+    let mut c = EmulatorConfig::new(DriverKind::Dgt);
+    c.pace = pace;
+    c
+}
+
+fn session(path: std::path::PathBuf) -> SessionConfig {
+    SessionConfig::new(DriverKind::Dgt, PortSpec::Path(path), BoardId::A)
+}
+
+#[tokio::test]
+async fn emulated_dgt_board_plays_the_trace_and_the_driver_reports_it_in_order() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    let emu = Emulator::start(emulator(Pace::Asap), &lines).expect("emulator");
+    let (_session, mut rx) = spawn_session(session(emu.path())).expect("session");
+    assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    assert_eq!(next(&mut rx).await, board_event(BoardId::A, start));
+    assert_eq!(take(&mut rx, events.len()).await, events);
+    wait_status(&emu, "all played", |s| s.played == s.total).await;
+}
+
+#[tokio::test]
+async fn clock_sides_follow_white_side_in_both_bwtime_layouts() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    for layout in [BwtimeLayout::V103, BwtimeLayout::Modern] {
+        let mut ec = emulator(Pace::Asap);
+        ec.white_side = ClockSide::Right;
+        ec.bwtime_layout = layout;
+        let emu = Emulator::start(ec, &lines).expect("emulator");
+        let mut sc = session(emu.path());
+        sc.white_side = ClockSide::Right;
+        sc.bwtime_layout = layout;
+        let (_session, mut rx) = spawn_session(sc).expect("session");
+        assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+        assert_eq!(next(&mut rx).await, board_event(BoardId::A, start));
+        assert_eq!(take(&mut rx, events.len()).await, events, "{layout:?}");
+    }
+}
+
+#[tokio::test]
+async fn unplug_mid_game_then_replug_resyncs_and_loses_nothing_after() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    let path = temp_link("dgt-unplug");
+    let mut ec = emulator(Pace::Manual);
+    ec.link_path = Some(path.clone());
+    let mut emu = Emulator::start(ec, &lines).expect("emulator");
+    let (_session, mut rx) = spawn_session(session(path.clone())).expect("session");
+    assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    assert_eq!(next(&mut rx).await, board_event(BoardId::A, start));
+
+    emu.advance(5);
+    assert_eq!(take(&mut rx, 5).await, events[..5]);
+
+    emu.unplug();
+    assert_eq!(next(&mut rx).await, link(BoardId::A, false));
+    // Moves made while the cable is out.
+    emu.advance(4);
+    wait_status(&emu, "9 played", |s| s.played == 9).await;
+    assert_eq!(emu.replug().expect("replug"), path);
+
+    assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    assert_eq!(
+        next(&mut rx).await,
+        board_event(BoardId::A, after(start, &events[..9]))
+    );
+    // A fresh clock reading follows the snapshot: the last clock shown.
+    let last_clock = events[..9]
+        .iter()
+        .rev()
+        .find(|e| matches!(e, TraceEvent::Clock { .. }))
+        .cloned();
+    assert_eq!(Some(next(&mut rx).await), last_clock);
+
+    emu.advance(events.len() - 9);
+    assert_eq!(take(&mut rx, events.len() - 9).await, events[9..]);
+}
+
+#[tokio::test]
+async fn garbage_mid_stream_is_skipped() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    let emu = Emulator::start(emulator(Pace::Manual), &lines).expect("emulator");
+    let (_session, mut rx) = spawn_session(session(emu.path())).expect("session");
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+    emu.advance(3);
+    assert_eq!(take(&mut rx, 3).await, events[..3]);
+    emu.inject_garbage(&[
+        0x00, 0x13, 0x7F, // bytes with bit 7 clear outside a message
+        0xFF, 0xC0, // no such message ids
+        0x86, 0x00, 0x43, 0x01, 0x02, // a board dump cut short by the next message
+    ]);
+    emu.advance(events.len() - 3);
+    assert_eq!(take(&mut rx, events.len() - 3).await, events[3..]);
+    // A trailing partial header is cut short by the next message too.
+    emu.inject_garbage(&[0x8E, 0x00]);
+    emu.inject_garbage(&[0x8D]);
+    let _ = emu;
+}
+
+#[tokio::test]
+async fn rotated_board_is_recognised_from_the_start_position() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    let mut ec = emulator(Pace::Asap);
+    ec.rotated = true;
+    let emu = Emulator::start(ec, &lines).expect("emulator");
+    let mut sc = session(emu.path());
+    sc.leds = true;
+    let (handle, mut rx) = spawn_session(sc).expect("session");
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+    assert_eq!(take(&mut rx, events.len()).await, events);
+    // LEDs (Revelation II) light the last move in the board's own frame.
+    let e2 = Square::from_name("e2").expect("e2");
+    let e4 = Square::from_name("e4").expect("e4");
+    handle.show_move(Some((e2, e4)));
+    wait_status(&emu, "LEDs on e2 e4", |s| {
+        let mut l = s.device.leds.clone();
+        l.sort();
+        l == vec![e2, e4]
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn clock_text_is_acknowledged_and_shown() {
+    let lines = game();
+    let emu = Emulator::start(emulator(Pace::Manual), &lines).expect("emulator");
+    let (handle, mut rx) = spawn_session(session(emu.path())).expect("session");
+    assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    handle.clock_command(ClockCommand::text("e4", 0));
+    handle.clock_command(ClockCommand::text("d5", 1));
+    wait_status(&emu, "second text shown", |s| {
+        s.device.clock_text.as_deref() == Some("d5")
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_silent_board_is_noticed_by_the_probe_and_reconnected() {
+    let lines = game();
+    let (start, _) = expected(&lines, BoardId::A, true);
+    let emu = Emulator::start(emulator(Pace::Manual), &lines).expect("emulator");
+    let mut sc = session(emu.path());
+    sc.probe_after = std::time::Duration::from_millis(200);
+    sc.reply_timeout = std::time::Duration::from_millis(400);
+    let (_session, mut rx) = spawn_session(sc).expect("session");
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+    emu.set_mute(true);
+    assert_eq!(next(&mut rx).await, link(BoardId::A, false));
+    emu.set_mute(false);
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+}

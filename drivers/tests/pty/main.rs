@@ -1,0 +1,9 @@
+//! Sessions and emulators over real pseudo-terminals: one test binary.
+//!
+//! Nothing here sleeps to synchronise: tests wait for the driver's events or the emulator's
+//! status, with timeouts only as upper bounds.
+
+mod common;
+mod dgt;
+mod listen;
+mod millennium;
