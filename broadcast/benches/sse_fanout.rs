@@ -56,11 +56,7 @@ fn update(ply: u32) -> Update {
     let moves = (1..=ply)
         .map(|p| MoveEntry {
             board: if p % 3 == 0 { Board::B } else { Board::A },
-            side: if p % 2 == 1 {
-                Side::White
-            } else {
-                Side::Black
-            },
+            side: if p % 2 == 1 { Side::White } else { Side::Black },
             number: p.div_ceil(2),
             san: "Nf3".to_owned(),
             clock: Some(170.0),
@@ -169,6 +165,9 @@ async fn client(
             buf.clear();
             continue;
         }
+        if std::env::var_os("BENCH_DEBUG").is_some() {
+            eprintln!("{:?}", String::from_utf8_lossy(&buf[..buf.len().min(400)]));
+        }
         let used = scan(&buf, &mut seqs);
         buf.drain(..used);
         for seq in seqs.drain(..) {
@@ -204,7 +203,15 @@ fn main() {
             fanout_capacity: 1024,
             ..HubOptions::default()
         });
-        hub.publish("bench", update(0)).unwrap();
+        // The starting position, without an event: move `n` then has `seq` n.
+        hub.publish(
+            "bench",
+            Update {
+                events: Vec::new(),
+                ..update(0)
+            },
+        )
+        .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();

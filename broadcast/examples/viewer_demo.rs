@@ -92,7 +92,7 @@ async fn main() -> std::io::Result<()> {
         moves,
         tags: [("Event".to_owned(), "Club night".to_owned())].into(),
         result: None,
-    ..MatchState::default()
+        ..MatchState::default()
     };
     let alert = Event {
         board: Some(Board::B),

@@ -42,6 +42,9 @@ pub enum MqttOptionsError {
     /// `url = "embedded"` but the crate was built without the `embedded-broker` feature.
     #[error("this build has no embedded MQTT broker (feature `embedded-broker`)")]
     NoEmbeddedBroker,
+    /// TLS cannot be set up.
+    #[error("MQTT TLS: {0}")]
+    Tls(String),
     /// The embedded broker could not be started.
     #[error("embedded MQTT broker on {addr}: {why}")]
     EmbeddedBroker {

@@ -76,11 +76,12 @@ pub(crate) struct Item {
 /// What an SSE stream receives.
 #[derive(Debug, Clone)]
 pub(crate) enum Delivery {
-    /// A full state (`event: state`).
+    /// One update on the public stream, already framed: its events, then the new state.
+    /// One buffer per update means one write per viewer per update.
+    Batch(Bytes),
+    /// A full state (alert stream only; framed there without `id:`).
     State(Item),
-    /// An event on the public stream.
-    Event(Item),
-    /// An alert (only on the alert channel).
+    /// An alert (alert stream only).
     Alert(Item),
 }
 
@@ -272,6 +273,7 @@ impl Hub {
         let metrics = &self.inner.metrics;
         let labels = Metrics::labels(&entry.id);
         let mut data = entry.data.write().unwrap_or_else(|e| e.into_inner());
+        let mut batch = Vec::new();
         for mut event in update.events {
             if event.kind == EventKind::Alert {
                 data.alert_seq += 1;
@@ -310,8 +312,8 @@ impl Hub {
                 frame: sse_frame(Some(event.seq), None, &json),
                 json,
             };
-            push_bounded(&mut data.events, item.clone(), opts.history);
-            let _ = entry.public.send(Delivery::Event(item));
+            batch.extend_from_slice(&item.frame);
+            push_bounded(&mut data.events, item, opts.history);
         }
         let mut state = update.state;
         state.v = SCHEMA_VERSION;
@@ -329,7 +331,8 @@ impl Hub {
         data.state = state;
         data.bpgn = Bytes::from(update.bpgn);
         data.version += 1;
-        let _ = entry.public.send(Delivery::State(data.state_item.clone()));
+        batch.extend_from_slice(&data.state_item.frame);
+        let _ = entry.public.send(Delivery::Batch(Bytes::from(batch)));
         let _ = entry.private.send(Delivery::State(data.state_item.clone()));
         Published {
             seq: data.seq,

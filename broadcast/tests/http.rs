@@ -74,7 +74,10 @@ async fn pages_and_assets() {
     assert!(html.contains("/assets/viewer.js"));
     let r = get(&app, "/match/table-1?overlay=1").await;
     assert_eq!(r.status(), StatusCode::OK);
-    assert_eq!(get(&app, "/match/nope").await.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        get(&app, "/match/nope").await.status(),
+        StatusCode::NOT_FOUND
+    );
 
     for (asset, kind) in [
         ("viewer.js", "text/javascript"),
@@ -188,7 +191,10 @@ impl Frames {
 }
 
 fn data(frame: &str) -> serde_json::Value {
-    let line = frame.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+    let line = frame
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap();
     serde_json::from_str(line).unwrap()
 }
 
@@ -268,17 +274,26 @@ async fn metrics_count_moves_alerts_viewers() {
     let r = get(&app, "/metrics").await;
     assert_eq!(r.status(), StatusCode::OK);
     let text = body_text(r).await;
-    assert!(text.contains("bugbridge_moves_total{match=\"table-1\"} 2"), "{text}");
+    assert!(
+        text.contains("bugbridge_moves_total{match=\"table-1\"} 2"),
+        "{text}"
+    );
     assert!(
         text.contains("bugbridge_alerts_total{match=\"table-1\",code=\"illegal-move\"} 1"),
         "{text}"
     );
     assert!(text.contains("bugbridge_boards_connected{match=\"table-1\"} 2"));
-    assert!(text.contains("bugbridge_viewers{stream=\"viewer\"} 1"), "{text}");
+    assert!(
+        text.contains("bugbridge_viewers{stream=\"viewer\"} 1"),
+        "{text}"
+    );
     assert!(text.contains("bugbridge_mqtt_connected 0"));
     drop(stream);
     let text = body_text(get(&app, "/metrics").await).await;
-    assert!(text.contains("bugbridge_viewers{stream=\"viewer\"} 0"), "{text}");
+    assert!(
+        text.contains("bugbridge_viewers{stream=\"viewer\"} 0"),
+        "{text}"
+    );
 }
 
 fn action_request(token: Option<&str>, id: &str, body: impl Into<Body>) -> Request<Body> {
@@ -341,10 +356,12 @@ async fn actions_without_the_token_change_nothing() {
         assert!(body.contains("token"));
     }
     // Token in the query string or cookie is not enough for a POST.
-    let request = Request::post(format!("/api/matches/table-1/arbiter/actions?token={TOKEN}"))
-        .header(header::COOKIE, format!("bugbridge_arbiter={TOKEN}"))
-        .body(Body::from(PROMOTION))
-        .unwrap();
+    let request = Request::post(format!(
+        "/api/matches/table-1/arbiter/actions?token={TOKEN}"
+    ))
+    .header(header::COOKIE, format!("bugbridge_arbiter={TOKEN}"))
+    .body(Body::from(PROMOTION))
+    .unwrap();
     assert_eq!(post(&app, request).await.0, StatusCode::UNAUTHORIZED);
     assert!(actions.try_recv().is_err());
 
@@ -367,14 +384,38 @@ async fn bad_actions_are_refused_with_a_reason() {
     let cases = [
         ("{not json", "malformed action"),
         (r#"{"action":"resign"}"#, "unknown variant `resign`"),
-        (r#"{"action":"promotion","board":"C","number":1,"side":"white","piece":"q"}"#, "unknown variant `C`"),
-        (r#"{"action":"promotion","board":"A","number":1,"side":"white"}"#, "missing field `piece`"),
-        (r#"{"action":"promotion","board":"A","number":1,"side":"white","piece":"k"}"#, "piece \\\"k\\\""),
-        (r#"{"action":"promotion","board":"A","number":0,"side":"white","piece":"q"}"#, "number 0"),
-        (r#"{"action":"result","result":"2-0","reason":"resignation"}"#, "result \\\"2-0\\\""),
-        (r#"{"action":"result","result":"1-0","reason":""}"#, "reason"),
-        (r#"{"action":"replace","board":"A","number":3,"side":"white","san":""}"#, "san"),
-        (r#"{"action":"result","result":"1-0","reason":"resignation","extra":1}"#, "unknown field `extra`"),
+        (
+            r#"{"action":"promotion","board":"C","number":1,"side":"white","piece":"q"}"#,
+            "unknown variant `C`",
+        ),
+        (
+            r#"{"action":"promotion","board":"A","number":1,"side":"white"}"#,
+            "missing field `piece`",
+        ),
+        (
+            r#"{"action":"promotion","board":"A","number":1,"side":"white","piece":"k"}"#,
+            "piece \\\"k\\\"",
+        ),
+        (
+            r#"{"action":"promotion","board":"A","number":0,"side":"white","piece":"q"}"#,
+            "number 0",
+        ),
+        (
+            r#"{"action":"result","result":"2-0","reason":"resignation"}"#,
+            "result \\\"2-0\\\"",
+        ),
+        (
+            r#"{"action":"result","result":"1-0","reason":""}"#,
+            "reason",
+        ),
+        (
+            r#"{"action":"replace","board":"A","number":3,"side":"white","san":""}"#,
+            "san",
+        ),
+        (
+            r#"{"action":"result","result":"1-0","reason":"resignation","extra":1}"#,
+            "unknown field `extra`",
+        ),
         ("", "malformed action"),
     ];
     for (body, why) in cases {
@@ -445,14 +486,22 @@ async fn arbiter_page_needs_the_token() {
         .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
         .body(Body::empty())
         .unwrap();
-    assert_eq!(app.clone().oneshot(request).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        app.clone().oneshot(request).await.unwrap().status(),
+        StatusCode::OK
+    );
     let request = Request::get("/arbiter/table-1")
         .header(header::COOKIE, format!("a=b; bugbridge_arbiter={TOKEN}"))
         .body(Body::empty())
         .unwrap();
-    assert_eq!(app.clone().oneshot(request).await.unwrap().status(), StatusCode::OK);
     assert_eq!(
-        get(&app, &format!("/arbiter/nope?token={TOKEN}")).await.status(),
+        app.clone().oneshot(request).await.unwrap().status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        get(&app, &format!("/arbiter/nope?token={TOKEN}"))
+            .await
+            .status(),
         StatusCode::NOT_FOUND
     );
 }
@@ -468,14 +517,19 @@ async fn alerts_are_private_unless_public() {
     hub.publish("table-1", update).unwrap();
     // The public stream sees the move (seq 2: the alert took no public number), then state.
     let event = data(&public.next_message().await);
-    assert_eq!((event["kind"].as_str(), event["seq"].as_u64()), (Some("move"), Some(2)));
+    assert_eq!(
+        (event["kind"].as_str(), event["seq"].as_u64()),
+        (Some("move"), Some(2))
+    );
 
     assert_eq!(
         get(&app, "/api/matches/table-1/alerts").await.status(),
         StatusCode::UNAUTHORIZED
     );
     assert_eq!(
-        get(&app, "/api/matches/table-1/alerts/stream").await.status(),
+        get(&app, "/api/matches/table-1/alerts/stream")
+            .await
+            .status(),
         StatusCode::UNAUTHORIZED
     );
     let r = get(&app, &format!("/api/matches/table-1/alerts?token={TOKEN}")).await;
@@ -484,19 +538,34 @@ async fn alerts_are_private_unless_public() {
     assert_eq!(list[0]["code"], "illegal-move");
     assert_eq!(list[0]["seq"], 1);
 
-    let r = get(&app, &format!("/api/matches/table-1/alerts/stream?token={TOKEN}")).await;
+    let r = get(
+        &app,
+        &format!("/api/matches/table-1/alerts/stream?token={TOKEN}"),
+    )
+    .await;
     assert_eq!(r.status(), StatusCode::OK);
     let mut alerts = Frames::new(r);
     alerts.next().await; // retry
     assert!(alerts.next_message().await.starts_with("event: state"));
     let replayed = alerts.next_message().await;
     assert!(replayed.starts_with("id: 1\nevent: alert\n"), "{replayed}");
-    hub.publish("table-1", Update { events: vec![common::alert(3000)], ..common::move_update(2) })
-        .unwrap();
+    hub.publish(
+        "table-1",
+        Update {
+            events: vec![common::alert(3000)],
+            ..common::move_update(2)
+        },
+    )
+    .unwrap();
     let live = alerts.next_message().await;
     assert!(live.starts_with("id: 2\nevent: alert\n"), "{live}");
     assert_eq!(
-        get(&app, &format!("/api/matches/nope/alerts/stream?token={TOKEN}")).await.status(),
+        get(
+            &app,
+            &format!("/api/matches/nope/alerts/stream?token={TOKEN}")
+        )
+        .await
+        .status(),
         StatusCode::NOT_FOUND
     );
 
@@ -508,10 +577,19 @@ async fn alerts_are_private_unless_public() {
     let mut public = Frames::new(get(&app, "/api/matches/table-1/stream").await);
     public.next().await;
     public.next_message().await;
-    hub.publish("table-1", Update { events: vec![common::alert(3000)], ..common::move_update(1) })
-        .unwrap();
+    hub.publish(
+        "table-1",
+        Update {
+            events: vec![common::alert(3000)],
+            ..common::move_update(1)
+        },
+    )
+    .unwrap();
     let event = data(&public.next_message().await);
-    assert_eq!((event["kind"].as_str(), event["seq"].as_u64()), (Some("alert"), Some(2)));
+    assert_eq!(
+        (event["kind"].as_str(), event["seq"].as_u64()),
+        (Some("alert"), Some(2))
+    );
 }
 
 #[tokio::test]
@@ -522,9 +600,14 @@ async fn serve_shuts_down_with_streams_open() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve(listener, hub.clone(), HttpOptions::default(), async {
-        let _ = stop_rx.await;
-    }));
+    let server = tokio::spawn(serve(
+        listener,
+        hub.clone(),
+        HttpOptions::default(),
+        async {
+            let _ = stop_rx.await;
+        },
+    ));
     let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     socket
         .write_all(b"GET /api/matches/table-1/stream HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -533,12 +616,19 @@ async fn serve_shuts_down_with_streams_open() {
     let mut buf = vec![0; 4096];
     let mut got = String::new();
     while !got.contains("event: state") {
-        let n = tokio::time::timeout(LIMIT, socket.read(&mut buf)).await.unwrap().unwrap();
+        let n = tokio::time::timeout(LIMIT, socket.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
         assert!(n > 0);
         got.push_str(&String::from_utf8_lossy(&buf[..n]));
     }
     assert!(got.starts_with("HTTP/1.1 200"));
     stop_tx.send(()).unwrap();
-    tokio::time::timeout(LIMIT, server).await.unwrap().unwrap().unwrap();
+    tokio::time::timeout(LIMIT, server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     assert!(hub.is_closed());
 }

@@ -38,7 +38,9 @@ fn subscriber(addr: SocketAddr, id: &str) -> mpsc::UnboundedReceiver<Seen> {
         loop {
             match eventloop.poll().await {
                 Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                    client.try_subscribe("bughouse/#", QoS::AtLeastOnce).unwrap();
+                    client
+                        .try_subscribe("bughouse/#", QoS::AtLeastOnce)
+                        .unwrap();
                 }
                 Ok(Event::Incoming(Packet::SubAck(_))) => {
                     if tx.send(Seen::Subscribed).is_err() {
@@ -138,7 +140,11 @@ fn run(
 }
 
 async fn wait(handle: &mut PublisherHandle, f: impl FnMut(&MqttStatus) -> bool) {
-    assert!(tokio::time::timeout(LIMIT, handle.wait_for(f)).await.unwrap());
+    assert!(
+        tokio::time::timeout(LIMIT, handle.wait_for(f))
+            .await
+            .unwrap()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -159,7 +165,10 @@ async fn subscriber_receives_every_event_in_order_and_late_ones_the_retained_sta
         hub.publish("table-1", update).unwrap();
     }
     let mut seqs = Vec::new();
-    until(&mut sub, &mut seqs, "state", |p| state_seq(p) == u64::from(N)).await;
+    until(&mut sub, &mut seqs, "state", |p| {
+        state_seq(p) == u64::from(N)
+    })
+    .await;
     // One connection, nothing lost: exactly 1..=N, no repeats.
     assert_eq!(seqs, (1..=u64::from(N)).collect::<Vec<_>>());
 
@@ -348,7 +357,13 @@ fn urls() {
         PublisherOptions::from_url("embedded").unwrap().url,
         BrokerUrl::Embedded
     );
-    for bad in ["http://x", "mqtt://", "mqtt://x:notaport", "mqtt://x/path", "x:1883"] {
+    for bad in [
+        "http://x",
+        "mqtt://",
+        "mqtt://x:notaport",
+        "mqtt://x/path",
+        "x:1883",
+    ] {
         assert!(PublisherOptions::from_url(bad).is_err(), "{bad}");
     }
     let (hub, _a) = Hub::new(HubOptions::default());

@@ -6,6 +6,14 @@
 //!   BPGN).
 //! - [`check`]: `bugbridge check`, BPGN files validated with the rules core.
 
+pub mod app;
 pub mod check;
 pub mod cli;
+pub mod config;
+pub mod game;
+pub mod infer;
+pub mod publish;
+pub mod record;
 pub mod rules;
+pub mod sensor;
+pub mod simulate;

@@ -41,8 +41,14 @@ fn rules() -> Ruleset {
 /// What `check` says of each file: the 14 legal games with their plies and team result,
 /// the corrupt ones with the exact move and reason.
 const EXPECTED: [(&str, &str); 18] = [
-    ("bpgn-standard-samples/VampireGod-Setup-BFEN-2002.bpgn", "13 plies, 0-1"),
-    ("bpgn-standard-samples/raven-Gnejs-1996.bpgn", "88 plies, 0-1"),
+    (
+        "bpgn-standard-samples/VampireGod-Setup-BFEN-2002.bpgn",
+        "13 plies, 0-1",
+    ),
+    (
+        "bpgn-standard-samples/raven-Gnejs-1996.bpgn",
+        "88 plies, 0-1",
+    ),
     ("bugaboo/test.bpgn", "139 plies, 0-1"),
     ("lwerdna-chess/534.bpgn", "illegal: 1b. e5: out-of-turn"),
     // 171 tokens: the repeated `40B. Q@f6` is an export artifact, skipped.
@@ -58,7 +64,10 @@ const EXPECTED: [(&str, &str); 18] = [
     ),
     ("lwerdna-chess/queencastle.bpgn", "34 plies, *"),
     // 145 tokens: the repeated `41b. b5` is skipped.
-    ("lwerdna-chess/repeated_move_on_time_forfeit.bpgn", "144 plies, 1-0"),
+    (
+        "lwerdna-chess/repeated_move_on_time_forfeit.bpgn",
+        "144 plies, 1-0",
+    ),
     ("pychess-variants/1283326.bpgn", "8 plies, *"),
     ("pychess-variants/1934301.bpgn", "110 plies, 0-1"),
     ("pychess-variants/1934461.bpgn", "125 plies, 1-0"),
@@ -104,7 +113,10 @@ fn check_of_the_legal_files_exits_0() {
         .map(|(f, _)| dir.join(f))
         .collect();
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    assert_eq!(check::run(&paths, RulesetName::Fide, false, &mut out, &mut err), 0);
+    assert_eq!(
+        check::run(&paths, RulesetName::Fide, false, &mut out, &mut err),
+        0
+    );
     assert_eq!(String::from_utf8_lossy(&out).lines().count(), 16);
 }
 
@@ -131,7 +143,10 @@ fn check_positions_prints_a_bfen_per_move() {
         )
     );
     let last: Vec<&str> = lines[78].split('\t').collect();
-    assert_eq!(&last[..3], &[format!("{file} #1").as_str(), "21b.", "P@c4#"]);
+    assert_eq!(
+        &last[..3],
+        &[format!("{file} #1").as_str(), "21b.", "P@c4#"]
+    );
 }
 
 #[test]
@@ -162,7 +177,10 @@ fn check_positions_stops_at_the_illegal_move() {
 fn check_names_a_missing_file_and_exits_2() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let paths = [PathBuf::from("no/such/file.bpgn")];
-    assert_eq!(check::run(&paths, RulesetName::Fide, false, &mut out, &mut err), 2);
+    assert_eq!(
+        check::run(&paths, RulesetName::Fide, false, &mut out, &mut err),
+        2
+    );
     assert!(out.is_empty());
     let err = String::from_utf8(err).expect("utf-8");
     assert!(err.starts_with("no/such/file.bpgn: cannot read:"), "{err}");
@@ -200,7 +218,10 @@ fn every_file_round_trips_through_the_writer() {
         for game in read(&rel) {
             let text = write_bpgn(&game);
             let movetext = text.lines().skip_while(|l| l.starts_with('['));
-            assert!(movetext.clone().all(|l| l.chars().count() <= 80), "{rel}\n{text}");
+            assert!(
+                movetext.clone().all(|l| l.chars().count() <= 80),
+                "{rel}\n{text}"
+            );
             assert!(!text.contains('\r'));
             let again = parse_bpgn(&text).unwrap_or_else(|e| panic!("{rel}: {e}\n{text}"));
             assert_eq!(again.len(), 1, "{rel}");
@@ -243,13 +264,18 @@ fn the_writer_emits_the_canonical_layout() {
     );
     let movetext: Vec<&str> = text.lines().skip(15).collect();
     assert!(
-        movetext[0].starts_with("{C:This is game number 532 at http://www.bughousedb.com} 1A. e3 {118.819}"),
+        movetext[0].starts_with(
+            "{C:This is game number 532 at http://www.bughousedb.com} 1A. e3 {118.819}"
+        ),
         "{}",
         movetext[0]
     );
     assert!(text.ends_with(" 0-1\n"), "{text}");
     let one_line = text.replace('\n', " ");
-    assert!(one_line.ends_with("21b. P@c4# {76.443} {YScorpion checkmated} 0-1 "), "{text}");
+    assert!(
+        one_line.ends_with("21b. P@c4# {76.443} {YScorpion checkmated} 0-1 "),
+        "{text}"
+    );
 }
 
 #[test]
@@ -301,7 +327,10 @@ fn written_san_matches_the_exports() {
             for m in &replayed.moves {
                 if rel.ends_with("raven-Gnejs-1996.bpgn") && m.token.to_string() == "29a." {
                     // The 1996 sample writes the final mate as `N@e5+` (README: "inconsistent").
-                    assert_eq!((m.san_text.as_str(), m.canonical_san.as_str()), ("N@e5+", "N@e5#"));
+                    assert_eq!(
+                        (m.san_text.as_str(), m.canonical_san.as_str()),
+                        ("N@e5+", "N@e5#")
+                    );
                     continue;
                 }
                 assert_eq!(m.canonical_san, m.san_text, "{rel} {}", m.token);
@@ -356,7 +385,11 @@ fn the_missing_first_move_on_b_is_reported_out_of_turn() {
     let replayed = replay(game, rules()).expect("replay");
     let stop = replayed.stop.expect("illegal");
     assert_eq!(stop.to_string(), "1b. e5: out-of-turn");
-    assert_eq!(replayed.moves.len(), 3, "1A. e4, 1a. e6, then 1b. e5 played out of turn");
+    assert_eq!(
+        replayed.moves.len(),
+        3,
+        "1A. e4, 1a. e6, then 1b. e5 played out of turn"
+    );
 }
 
 #[test]
@@ -406,8 +439,20 @@ fn every_format_variation_is_read() {
     assert_eq!(
         names,
         [
-            "Event", "Date", "Time", "TimeControl", "WhiteA", "WhiteAElo", "WhiteB", "WhiteBElo",
-            "BlackA", "BlackAElo", "BlackB", "BlackBElo", "Lag", "Result"
+            "Event",
+            "Date",
+            "Time",
+            "TimeControl",
+            "WhiteA",
+            "WhiteAElo",
+            "WhiteB",
+            "WhiteBElo",
+            "BlackA",
+            "BlackAElo",
+            "BlackB",
+            "BlackBElo",
+            "Lag",
+            "Result"
         ]
     );
     // Clocks keep the written value; the header comment is kept.
@@ -443,5 +488,8 @@ fn every_format_variation_is_read() {
     // A game without moves.
     let game = &read("lwerdna-chess/immediate_resign.bpgn")[0];
     assert!(game.moves.is_empty());
-    assert_eq!(game.end_comment.as_deref(), Some("kennyforchessnet resigns"));
+    assert_eq!(
+        game.end_comment.as_deref(),
+        Some("kennyforchessnet resigns")
+    );
 }

@@ -85,14 +85,34 @@ fn legal_moves_equal_shakmaty_crazyhouse_on_10000_random_positions() {
             theirs.play_unchecked(m);
             let expected = ours_from(&theirs);
             assert_eq!(
-                (after.board(), after.pockets(), after.promoted(), after.turn()),
-                (expected.board(), expected.pockets(), expected.promoted(), expected.turn()),
+                (
+                    after.board(),
+                    after.pockets(),
+                    after.promoted(),
+                    after.turn()
+                ),
+                (
+                    expected.board(),
+                    expected.pockets(),
+                    expected.promoted(),
+                    expected.turn()
+                ),
                 "{fen} after {uci}"
             );
-            assert_eq!(after.capturable_ep_square(), expected.capturable_ep_square());
-            assert_eq!(after.castling_rights(), expected.castling_rights(), "{fen} after {uci}");
+            assert_eq!(
+                after.capturable_ep_square(),
+                expected.capturable_ep_square()
+            );
+            assert_eq!(
+                after.castling_rights(),
+                expected.castling_rights(),
+                "{fen} after {uci}"
+            );
         }
     }
-    assert!(with_drops > 2_000, "too few positions with drops: {with_drops}");
+    assert!(
+        with_drops > 2_000,
+        "too few positions with drops: {with_drops}"
+    );
     assert!(in_check > 200, "too few positions in check: {in_check}");
 }

@@ -66,7 +66,10 @@ fn capture_goes_to_the_partner_in_the_partners_colour() {
     }
     let exd5 = normal(game.board(BoardId::A), "e4", "d5");
     let out = game.play(BoardId::A, &exd5, 0);
-    assert_eq!(out.handoff, Some((Seat::new(BoardId::B, Color::Black), Role::Pawn)));
+    assert_eq!(
+        out.handoff,
+        Some((Seat::new(BoardId::B, Color::Black), Role::Pawn))
+    );
     assert_eq!(game.board(BoardId::B).pockets().black.count(Role::Pawn), 1);
     assert!(game.board(BoardId::A).pockets().white.is_empty());
     assert!(game.material_audit().is_ok());
@@ -102,7 +105,10 @@ fn drop_from_holdings_on_an_empty_square_is_legal_and_takes_it_from_the_pocket()
 #[test]
 fn drop_not_in_hand_is_illegal_but_played() {
     let mut p = pos("4k3/8/8/8/8/8/8/4K3 w - - 60 60", RulesetName::Fide);
-    assert_eq!(p.classify(&drop('N', "f3")), illegal(IllegalReason::DropNotInHand));
+    assert_eq!(
+        p.classify(&drop('N', "f3")),
+        illegal(IllegalReason::DropNotInHand)
+    );
     p.play(&drop('N', "f3"));
     assert_eq!(p.board().piece_at(sq("f3")), Piece::from_char('N'));
     assert_eq!(p.problems(), Problems::default());
@@ -111,8 +117,14 @@ fn drop_not_in_hand_is_illegal_but_played() {
 #[test]
 fn pawn_drop_on_the_back_rank_is_illegal_and_representable() {
     let mut p = pos("4k3/8/8/8/8/8/8/4K3/P w - - 60 60", RulesetName::Fide);
-    assert_eq!(p.classify(&drop('P', "a8")), illegal(IllegalReason::PawnDropBackRank));
-    assert_eq!(p.classify(&drop('P', "a1")), illegal(IllegalReason::PawnDropBackRank));
+    assert_eq!(
+        p.classify(&drop('P', "a8")),
+        illegal(IllegalReason::PawnDropBackRank)
+    );
+    assert_eq!(
+        p.classify(&drop('P', "a1")),
+        illegal(IllegalReason::PawnDropBackRank)
+    );
     assert_eq!(p.classify(&drop('P', "a7")), Legality::Legal);
     p.play(&drop('P', "a8"));
     assert!(p.problems().contains(Problems::PAWN_ON_BACKRANK));
@@ -125,7 +137,10 @@ fn drop_that_blocks_a_check_is_legal_elsewhere_leaves_the_king_in_check() {
     let p = pos("4k3/8/8/8/8/8/8/r3K3/B w - - 60 60", RulesetName::Fide);
     assert!(p.is_check());
     assert_eq!(p.classify(&drop('B', "c1")), Legality::Legal);
-    assert_eq!(p.classify(&drop('B', "c3")), illegal(IllegalReason::LeavesKingInCheck));
+    assert_eq!(
+        p.classify(&drop('B', "c3")),
+        illegal(IllegalReason::LeavesKingInCheck)
+    );
 }
 
 #[test]
@@ -158,7 +173,11 @@ fn dropped_rook_may_castle_under_fide_but_not_under_wbn() {
             illegal(IllegalReason::CastlingNotAllowed)
         };
         assert_eq!(p.classify(&castle("e1", "h1")), expected, "{ruleset}");
-        assert_eq!(p.classify(&castle("e1", "a1")), Legality::Legal, "{ruleset}");
+        assert_eq!(
+            p.classify(&castle("e1", "a1")),
+            Legality::Legal,
+            "{ruleset}"
+        );
     }
 }
 
@@ -177,8 +196,14 @@ fn dropped_rook_does_not_castle_with_a_king_that_moved() {
 fn promotion_pieces_follow_the_ruleset() {
     for (ruleset, rook_ok) in [(RulesetName::Fide, true), (RulesetName::Wbn, false)] {
         let p = pos("4k3/P7/8/8/8/8/8/4K3 w - - 60 60", ruleset);
-        assert_eq!(p.classify(&promote("a7", "a8", Role::Knight)), Legality::Legal);
-        assert_eq!(p.classify(&promote("a7", "a8", Role::Queen)), Legality::Legal);
+        assert_eq!(
+            p.classify(&promote("a7", "a8", Role::Knight)),
+            Legality::Legal
+        );
+        assert_eq!(
+            p.classify(&promote("a7", "a8", Role::Queen)),
+            Legality::Legal
+        );
         let rook = p.classify(&promote("a7", "a8", Role::Rook));
         if rook_ok {
             assert_eq!(rook, Legality::Legal);
@@ -259,7 +284,8 @@ fn no_stalemate_the_player_waits() {
 #[test]
 fn mate_on_a_board_ends_the_match_for_the_team() {
     let a = pos("6k1/5p1p/5PpQ/8/8/8/8/4K3 w - - 60 60", RulesetName::Fide);
-    let mut game = BughouseGame::from_positions(a, Position::new(Ruleset::default()), Ruleset::default());
+    let mut game =
+        BughouseGame::from_positions(a, Position::new(Ruleset::default()), Ruleset::default());
     let qg7 = normal(game.board(BoardId::A), "h6", "g7");
     let out = game.play(BoardId::A, &qg7, 5_000);
     let end = out.end.expect("mate");
@@ -272,7 +298,8 @@ fn mate_on_a_board_ends_the_match_for_the_team() {
 #[test]
 fn mate_on_board_b_by_white_is_a_win_for_black_a_team() {
     let b = pos("6k1/5p1p/5PpQ/8/8/8/8/4K3 w - - 60 60", RulesetName::Fide);
-    let mut game = BughouseGame::from_positions(Position::new(Ruleset::default()), b, Ruleset::default());
+    let mut game =
+        BughouseGame::from_positions(Position::new(Ruleset::default()), b, Ruleset::default());
     let qg7 = normal(game.board(BoardId::B), "h6", "g7");
     let end = game.play(BoardId::B, &qg7, 0).end.expect("mate");
     assert_eq!(end.result.as_str(), "0-1");
@@ -306,7 +333,10 @@ fn simultaneous_ends_by_different_teams_draw_the_match() {
     let qg7 = normal(game.board(BoardId::A), "h6", "g7");
     game.play(BoardId::A, &qg7, 1_000);
     // White on B belongs to the other team; mate within the window.
-    let end = game.play(BoardId::B, &qg7, 1_400).end.expect("simultaneous");
+    let end = game
+        .play(BoardId::B, &qg7, 1_400)
+        .end
+        .expect("simultaneous");
     assert_eq!(end.reason, EndReason::Simultaneous);
     assert_eq!(end.result, MatchResult::Draw);
 }
@@ -333,13 +363,25 @@ fn capture_then_mated_while_partner_mates_with_that_piece_is_a_draw() {
     let mut game = BughouseGame::from_positions(a, b, Ruleset::default());
     let qxe6 = normal(game.board(BoardId::A), "e2", "e6");
     let out = game.play(BoardId::A, &qxe6, 100);
-    assert_eq!(out.handoff, Some((Seat::new(BoardId::B, Color::Black), Role::Knight)));
+    assert_eq!(
+        out.handoff,
+        Some((Seat::new(BoardId::B, Color::Black), Role::Knight))
+    );
     let mate_b = game.play(BoardId::B, &drop('n', "f2"), 900);
     assert_eq!(mate_b.legality, Legality::Legal);
-    assert_eq!(mate_b.end.map(|e| e.result), Some(MatchResult::Won(Team::WhiteA)));
+    assert_eq!(
+        mate_b.end.map(|e| e.result),
+        Some(MatchResult::Won(Team::WhiteA))
+    );
     let nf2 = normal(game.board(BoardId::A), "d3", "f2");
-    let end = game.play(BoardId::A, &nf2, 1_000).end.expect("simultaneous");
-    assert_eq!((end.reason, end.result), (EndReason::Simultaneous, MatchResult::Draw));
+    let end = game
+        .play(BoardId::A, &nf2, 1_000)
+        .end
+        .expect("simultaneous");
+    assert_eq!(
+        (end.reason, end.result),
+        (EndReason::Simultaneous, MatchResult::Draw)
+    );
     assert_eq!(game.result(), MatchResult::Draw);
 }
 
@@ -355,7 +397,10 @@ fn an_end_recorded_by_the_arbiter_after_a_mate_on_the_other_board_is_simultaneou
         loser: Some(Seat::new(BoardId::B, Color::Black)),
         t: Some(1_500),
     });
-    assert_eq!(end.map(|e| (e.reason, e.result)), Some((EndReason::Simultaneous, MatchResult::Draw)));
+    assert_eq!(
+        end.map(|e| (e.reason, e.result)),
+        Some((EndReason::Simultaneous, MatchResult::Draw))
+    );
 }
 
 #[test]
@@ -366,7 +411,10 @@ fn a_flag_fall_loses_and_both_flags_draw_that_game() {
     assert_eq!(end.result.as_str(), "0-1"); // Black on B is WhiteA's partner
     let mut game = BughouseGame::new(Ruleset::default());
     let end = game.flag(BoardId::A, Color::White, true, 9_000).unwrap();
-    assert_eq!((end.reason, end.result), (EndReason::BothFlags, MatchResult::Draw));
+    assert_eq!(
+        (end.reason, end.result),
+        (EndReason::BothFlags, MatchResult::Draw)
+    );
     let mut koedem = BughouseGame::new(RulesetName::Koedem.ruleset());
     assert_eq!(koedem.flag(BoardId::A, Color::White, true, 9_000), None);
 }
@@ -417,7 +465,10 @@ fn a_drop_restarts_the_count_only_under_the_tournament_rules() {
             game.play(BoardId::A, &m, 0);
         }
         game.board_mut(BoardId::A).remove_piece_at(sq("f3"));
-        game.board_mut(BoardId::A).pockets_mut().white.add(Role::Knight);
+        game.board_mut(BoardId::A)
+            .pockets_mut()
+            .white
+            .add(Role::Knight);
         game.play(BoardId::A, &drop('N', "g1"), 0);
         assert_eq!(game.repetitions(BoardId::A), expected, "{ruleset}");
     }
@@ -427,7 +478,10 @@ fn a_drop_restarts_the_count_only_under_the_tournament_rules() {
 fn holdings_are_not_part_of_the_repeated_position() {
     let mut game = BughouseGame::new(Ruleset::default());
     shuffle_knights(&mut game, 1);
-    game.board_mut(BoardId::A).pockets_mut().white.add(Role::Queen);
+    game.board_mut(BoardId::A)
+        .pockets_mut()
+        .white
+        .add(Role::Queen);
     shuffle_knights(&mut game, 1);
     assert_eq!(game.repetitions(BoardId::A), 3);
 }
@@ -499,7 +553,10 @@ fn the_game_goes_on_from_the_position_after_an_illegal_move() {
 
 #[test]
 fn more_than_sixteen_pieces_and_two_kings_are_representable() {
-    let mut p = pos("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 60 60", RulesetName::Fide);
+    let mut p = pos(
+        "4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 60 60",
+        RulesetName::Fide,
+    );
     p.play(&drop('Q', "d4"));
     assert!(p.problems().contains(Problems::TOO_MANY_PIECES));
     let two_kings = pos("4k3/8/8/8/8/8/8/K3K3 w - - 60 60", RulesetName::Fide);
@@ -531,9 +588,17 @@ fn koedem_kings_can_be_captured_and_are_passed_to_the_partner() {
     let rxe1 = normal(game.board(BoardId::A), "h1", "e1");
     let out = game.play(BoardId::A, &rxe1, 0);
     assert_eq!(out.legality, Legality::Legal);
-    assert_eq!(out.handoff, Some((Seat::new(BoardId::B, Color::White), Role::King)));
+    assert_eq!(
+        out.handoff,
+        Some((Seat::new(BoardId::B, Color::White), Role::King))
+    );
     // White on A has no pieces at all: he waits.
-    assert!(game.board(BoardId::A).board().by_color(Color::White).is_empty());
+    assert!(
+        game.board(BoardId::A)
+            .board()
+            .by_color(Color::White)
+            .is_empty()
+    );
     assert!(game.board(BoardId::A).legal_moves().is_empty());
     // White on B must drop the king as his next move.
     let b = game.board(BoardId::B);
@@ -542,7 +607,11 @@ fn koedem_kings_can_be_captured_and_are_passed_to_the_partner() {
         illegal(IllegalReason::KingNotDropped)
     );
     assert_eq!(b.classify(&drop('K', "e4")), Legality::Legal);
-    assert!(b.legal_moves().iter().all(|m| m.is_drop() && m.role() == Role::King));
+    assert!(
+        b.legal_moves()
+            .iter()
+            .all(|m| m.is_drop() && m.role() == Role::King)
+    );
 }
 
 #[test]
@@ -560,10 +629,16 @@ fn koedem_ends_when_one_team_holds_all_four_kings() {
     let take_king = normal(game.board(BoardId::A), "h8", "e8");
     game.board_mut(BoardId::A).set_turn(Color::White);
     let out = game.play(BoardId::A, &take_king, 0);
-    assert_eq!(out.end, None, "the white king on B is still the other team's");
+    assert_eq!(
+        out.end, None,
+        "the white king on B is still the other team's"
+    );
     // WhiteA's partner captures... give WhiteA's team the white king of B directly.
     game.board_mut(BoardId::B).remove_piece_at(sq("e1"));
-    game.board_mut(BoardId::A).pockets_mut().white.add(Role::King);
+    game.board_mut(BoardId::A)
+        .pockets_mut()
+        .white
+        .add(Role::King);
     assert_eq!(game.team_with_all_kings(), Some(Team::WhiteA));
 }
 
@@ -579,8 +654,12 @@ fn koedem_grab_promotion_takes_a_piece_from_the_other_board() {
             .unwrap_err(),
         IllegalReason::BadPromotion
     );
-    game.play_grab_promotion(BoardId::A, &grab, sq("d1"), 0).unwrap();
-    assert_eq!(game.board(BoardId::A).board().piece_at(sq("a8")), Piece::from_char('Q'));
+    game.play_grab_promotion(BoardId::A, &grab, sq("d1"), 0)
+        .unwrap();
+    assert_eq!(
+        game.board(BoardId::A).board().piece_at(sq("a8")),
+        Piece::from_char('Q')
+    );
     assert!(!game.board(BoardId::A).promoted().contains(sq("a8")));
     assert_eq!(game.board(BoardId::B).board().piece_at(sq("d1")), None);
     assert_eq!(game.board(BoardId::B).pockets().white.count(Role::Pawn), 1);

@@ -53,6 +53,16 @@ impl Port {
         self.inner.name()
     }
 
+    /// A second handle on the same port (e.g. one thread reads, another writes).
+    ///
+    /// # Errors
+    /// The OS error.
+    pub fn try_clone(&self) -> io::Result<Port> {
+        Ok(Port {
+            inner: self.inner.try_clone_native().map_err(io::Error::from)?,
+        })
+    }
+
     /// Changes the read timeout.
     ///
     /// # Errors

@@ -98,9 +98,8 @@ pub(crate) async fn page(
     }
     let mut response = Html(super::pages::ARBITER_HTML).into_response();
     if let Some(token) = query.token.as_deref()
-        && let Ok(value) = HeaderValue::from_str(&format!(
-            "{COOKIE}={token}; Path=/; SameSite=Strict"
-        ))
+        && let Ok(value) =
+            HeaderValue::from_str(&format!("{COOKIE}={token}; Path=/; SameSite=Strict"))
     {
         response.headers_mut().insert(header::SET_COOKIE, value);
     }
@@ -148,9 +147,14 @@ fn validate(action: &ActionKind) -> Result<(), String> {
         }
     }
     match action {
-        ActionKind::Promotion { number: n, piece, .. } => {
+        ActionKind::Promotion {
+            number: n, piece, ..
+        } => {
             number(*n)?;
-            if !matches!(piece.as_str(), "q" | "r" | "b" | "n" | "Q" | "R" | "B" | "N") {
+            if !matches!(
+                piece.as_str(),
+                "q" | "r" | "b" | "n" | "Q" | "R" | "B" | "N"
+            ) {
                 return Err(format!("piece {piece:?} is not one of q, r, b, n"));
             }
         }

@@ -104,8 +104,9 @@ impl Stream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
+                    Ok(Delivery::Batch(frames)) => return Some(frames),
                     Ok(Delivery::State(item)) => return Some(state_frame(self.kind, &item)),
-                    Ok(Delivery::Event(item) | Delivery::Alert(item)) => return Some(item.frame),
+                    Ok(Delivery::Alert(item)) => return Some(item.frame),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         tracing::debug!(id = %self.entry.id, "slow SSE client: fresh catch-up");
                         let last = None;

@@ -160,8 +160,7 @@ impl PublisherOptions {
     /// Checks the topic prefix.
     pub(crate) fn validate(&self) -> Result<(), MqttOptionsError> {
         let p = &self.topic_prefix;
-        if p.is_empty() || p.contains(['+', '#', '\0']) || p.starts_with('/') || p.ends_with('/')
-        {
+        if p.is_empty() || p.contains(['+', '#', '\0']) || p.starts_with('/') || p.ends_with('/') {
             return Err(MqttOptionsError::BadPrefix(p.clone()));
         }
         Ok(())

@@ -99,8 +99,8 @@ impl Publisher {
     ///
     /// # Errors
     ///
-    /// A bad topic prefix, `embedded` without the feature, or an embedded broker that cannot
-    /// start.
+    /// A bad topic prefix, `embedded` without the feature, an embedded broker that cannot
+    /// start, or TLS without usable root certificates.
     // Named after rumqttc's `AsyncClient::new`, which also returns the pair.
     #[allow(clippy::new_ret_no_self)]
     pub fn new(
@@ -129,7 +129,15 @@ impl Publisher {
         if tls {
             let transport = match &opts.ca_pem {
                 Some(ca) => rumqttc::Transport::tls(ca.clone(), None, None),
-                None => rumqttc::Transport::tls_with_default_config(),
+                // rumqttc panics when the platform's certificates cannot be read: turn that
+                // into an error instead of taking the process down.
+                None => std::panic::catch_unwind(rumqttc::Transport::tls_with_default_config)
+                    .map_err(|_| {
+                        MqttOptionsError::Tls(
+                            "cannot load the platform's root certificates; set a CA file"
+                                .to_owned(),
+                        )
+                    })?,
             };
             mqtt.set_transport(transport);
         }
@@ -306,8 +314,11 @@ impl Feeder {
     fn pump_match(&mut self, i: usize, entry: &crate::hub::MatchEntry) -> bool {
         let id = entry.id.clone();
         let name = |leaf| topic::name(&self.prefix, &id, leaf);
-        let (status_t, events_t, alerts_t) =
-            (name(topic::STATUS), name(topic::EVENTS), name(topic::ALERTS));
+        let (status_t, events_t, alerts_t) = (
+            name(topic::STATUS),
+            name(topic::EVENTS),
+            name(topic::ALERTS),
+        );
         let (state_t, bfen_t, bpgn_t) = (name(topic::STATE), name(topic::BFEN), name(topic::BPGN));
         if !self.cursors[i].online {
             if !self.send(status_t, true, b"online".to_vec(), Tag::Other) {
@@ -437,13 +448,16 @@ impl PublisherLoop {
         let said_goodbye = feeder.farewell();
         if said_goodbye {
             // The poller ends when it has written the DISCONNECT (or the link fails).
-            let _ = tokio::time::timeout(Duration::from_secs(2), &mut Box::pin(async {
-                while let Some(note) = notes_rx.recv().await {
-                    if matches!(note, Note::Down) {
-                        break;
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                &mut Box::pin(async {
+                    while let Some(note) = notes_rx.recv().await {
+                        if matches!(note, Note::Down) {
+                            break;
+                        }
                     }
-                }
-            }))
+                }),
+            )
             .await;
         }
         poller.abort();

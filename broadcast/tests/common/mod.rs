@@ -19,7 +19,11 @@ pub fn state(plies: u32) -> MatchState {
     for p in 0..plies {
         moves.push(MoveEntry {
             board: Board::A,
-            side: if p.is_multiple_of(2) { Side::White } else { Side::Black },
+            side: if p.is_multiple_of(2) {
+                Side::White
+            } else {
+                Side::Black
+            },
             number: p / 2 + 1,
             san: format!("m{p}"),
             clock: Some(180.0 - f64::from(p)),
@@ -36,7 +40,11 @@ pub fn state(plies: u32) -> MatchState {
                 black: Some("Bob".to_owned()),
                 bfen: START.to_owned(),
                 holdings: String::new(),
-                to_move: if plies.is_multiple_of(2) { Side::White } else { Side::Black },
+                to_move: if plies.is_multiple_of(2) {
+                    Side::White
+                } else {
+                    Side::Black
+                },
                 last_move: (plies > 0).then(|| LastMove {
                     from: Some("e2".to_owned()),
                     to: "e4".to_owned(),
@@ -72,7 +80,11 @@ pub fn move_event(plies: u32) -> Event {
     let p = plies - 1;
     Event {
         board: Some(Board::A),
-        side: Some(if p.is_multiple_of(2) { Side::White } else { Side::Black }),
+        side: Some(if p.is_multiple_of(2) {
+            Side::White
+        } else {
+            Side::Black
+        }),
         number: Some(p / 2 + 1),
         san: Some(format!("m{p}")),
         clock: Some(180.0 - f64::from(p)),

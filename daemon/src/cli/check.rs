@@ -23,7 +23,8 @@ pub struct CheckArgs {
 
 /// Parses a ruleset name for clap (the error lists the valid names).
 pub(crate) fn parse_ruleset(s: &str) -> Result<RulesetName, String> {
-    s.parse().map_err(|e: crate::rules::UnknownRuleset| e.to_string())
+    s.parse()
+        .map_err(|e: crate::rules::UnknownRuleset| e.to_string())
 }
 
 pub(super) fn run(args: CheckArgs) -> u8 {
@@ -31,7 +32,13 @@ pub(super) fn run(args: CheckArgs) -> u8 {
     let stderr = std::io::stderr();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = stderr.lock();
-    let status = crate::check::run(&args.files, args.ruleset, args.positions, &mut out, &mut err);
+    let status = crate::check::run(
+        &args.files,
+        args.ruleset,
+        args.positions,
+        &mut out,
+        &mut err,
+    );
     if out.flush().is_err() {
         return 3;
     }

@@ -4,7 +4,15 @@
 //! the process exit status (0 success, 1 the input was read but is wrong, 2 usage or
 //! configuration error, 3 and above runtime failures).
 
-mod check;
+pub mod check;
+pub mod demo;
+pub mod hardware;
+pub mod replay;
+pub mod run;
+mod signals;
+pub mod simulate;
+
+use std::future::Future;
 
 use clap::{Parser, Subcommand};
 
@@ -21,15 +29,64 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The daemon: boards and clocks → inference → recording → MQTT + HTTP.
+    Run(run::RunArgs),
+    /// No hardware needed: two emulated boards replay a real game through the whole daemon.
+    Demo(demo::DemoArgs),
     /// Validate BPGN files with the rules core.
     Check(check::CheckArgs),
+    /// Re-infer a sensor trace into BPGN, printed on stdout.
+    Replay(replay::ReplayArgs),
+    /// The sensor trace that real boards would produce for a BPGN game, on stdout.
+    Simulate(simulate::SimulateArgs),
+    /// Serial ports present, with the board type recognised where it can tell.
+    Ports(hardware::PortsArgs),
+    /// Read one board and print what it reports as sensor-trace lines (as board A).
+    Listen(hardware::ListenArgs),
+    /// An emulated board on a pseudo-terminal playing a trace; prints the device path.
+    Emulate(hardware::EmulateArgs),
 }
 
 impl Cli {
     /// Runs the chosen subcommand; returns the exit status.
     pub fn run(self) -> u8 {
         match self.command {
+            Command::Run(args) => run::run(args),
+            Command::Demo(args) => demo::run(args),
             Command::Check(args) => check::run(args),
+            Command::Replay(args) => replay::run(args),
+            Command::Simulate(args) => simulate::run(args),
+            Command::Ports(args) => hardware::run_ports(args),
+            Command::Listen(args) => hardware::run_listen(args),
+            Command::Emulate(args) => hardware::run_emulate(args),
         }
     }
+}
+
+/// Runs `fut` on a multi-threaded tokio runtime (exit status 3 if none can be built).
+fn runtime(fut: impl Future<Output = u8>) -> u8 {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(fut),
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            3
+        }
+    }
+}
+
+/// Structured logs on stderr: human-readable, or JSON lines; `RUST_LOG` overrides `level`.
+fn init_logging(level: &str, json: bool) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        builder.json().try_init()
+    } else {
+        builder.try_init()
+    };
 }

@@ -2,14 +2,14 @@
 //! placement, the order of lifts, the clock, the link, a press waiting for the board to
 //! settle and a drop waiting for the other board.
 
-use crate::rules::{Bitboard, Board, ByColor, Color, Square};
+use crate::rules::{Bitboard, Board, ByColor, Color, Piece, Square};
 
 use super::SensorEvent;
 use super::matcher::Explanation;
 use super::output::MoveFlags;
 
 /// How many lifts are remembered between two commits (more is noise).
-const MAX_LIFTS: usize = 32;
+const MAX_LIFTS: usize = 64;
 
 /// A clock press that no move explained yet (the piece still in hand, a misread square,
 /// a board that matches nothing): it waits for the board to settle.
@@ -42,8 +42,8 @@ pub(crate) struct Track {
     pub(crate) rotated: bool,
     /// The first snapshot was seen.
     pub(crate) oriented: bool,
-    /// Squares lifted since the last commit, in order.
-    pub(crate) lifts: Vec<Square>,
+    /// Square readings since the last commit, in order.
+    pub(crate) lifts: Vec<(Square, Option<Piece>)>,
     /// Whose clock runs, by the last reading.
     pub(crate) running: Option<Color>,
     /// Whether any clock reading has been seen.
@@ -102,9 +102,9 @@ impl Track {
         if self.rotated { sq.rotate_180() } else { sq }
     }
 
-    pub(crate) fn note_lift(&mut self, sq: Square) {
+    pub(crate) fn note(&mut self, sq: Square, piece: Option<Piece>) {
         if self.lifts.len() < MAX_LIFTS {
-            self.lifts.push(sq);
+            self.lifts.push((sq, piece));
         }
     }
 

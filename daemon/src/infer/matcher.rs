@@ -48,17 +48,25 @@ pub(crate) fn touched(m: &Move) -> Bitboard {
 }
 
 /// Whether the squares left over after `mover`'s move look like the other side's
-/// unfinished next move: its pieces lifted or put, or `mover`'s pieces taken off as its
-/// victims. A piece of `mover` appearing is never the other side's work.
-fn residual_is_other_side(after: &Position, phys: &Board, residual: Bitboard, mover: Color) -> bool {
+/// unfinished next move: its pieces lifted or put (on empty squares or on `mover`'s
+/// pieces). A piece of `mover` appearing is never the other side's work, and a piece of
+/// `mover` missing is not decided yet: it may be in the hand that makes the move (a slide
+/// still going on), or a victim the opponent holds; the press waits until the board
+/// tells.
+fn residual_is_other_side(
+    after: &Position,
+    phys: &Board,
+    residual: Bitboard,
+    mover: Color,
+) -> bool {
     let other = mover.other();
-    residual.into_iter().all(|sq| {
-        match (after.board().piece_at(sq), phys.piece_at(sq)) {
+    residual
+        .into_iter()
+        .all(|sq| match (after.board().piece_at(sq), phys.piece_at(sq)) {
             (_, Some(p)) => p.color == other,
-            (Some(_), None) => true,
+            (Some(a), None) => a.color == other,
             (None, None) => true,
-        }
-    })
+        })
 }
 
 /// A move that explains the board.
@@ -76,9 +84,10 @@ pub(crate) struct Explanation {
     pub(crate) promotion_not_shown: bool,
 }
 
-/// The lifts since the last commit, in order: the piece lifted first is the mover when two
-/// moves fit equally (case 5).
-pub(crate) type LiftOrder = [Square];
+/// The square readings since the last commit, in order: the piece lifted first is the
+/// mover when two moves fit equally (case 5), and a piece seen put on a square that the
+/// opponent's premove has since captured is still known.
+pub(crate) type LiftOrder = [(Square, Option<Piece>)];
 
 /// Finds the best move of `presser` (or, failing that, of the other side: out of turn)
 /// explaining `phys` from `pos`. `exact` demands no leftover squares (clockless boards,
@@ -95,12 +104,16 @@ pub(crate) fn explain(
     if d.is_empty() {
         return None;
     }
+    // Squares read since the last commit count too: an opponent's premove may have put
+    // back what the move changed (a recapture leaves the square as it was).
+    let d_ext = lifts.iter().fold(d, |acc, &(sq, _)| acc.with(sq));
     let mut best: Option<(Score, Explanation)> = None;
     for (rank, mover) in [presser, presser.other()].into_iter().enumerate() {
-        candidates(pos, phys, mover, d, scratch);
+        candidates(pos, phys, mover, d_ext, lifts, scratch);
         for m in scratch.iter() {
-            if let Some(e) = evaluate(pos, phys, m, mover, exact) {
+            if let Some(e) = evaluate(pos, phys, m, mover, lifts, exact) {
                 let score = Score {
+                    unseen: usize::from(shown_at(phys, lifts, mover, e.mv.to()).is_none()),
                     residual: e.residual.count(),
                     out_of_turn: rank,
                     illegal: usize::from(!e.legality.is_legal()),
@@ -123,6 +136,9 @@ pub(crate) fn explain(
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Score {
+    /// The landing square never showed the mover's piece (taken in hand, or a premove's
+    /// victim): only when nothing better fits.
+    unseen: usize,
     residual: usize,
     out_of_turn: usize,
     illegal: usize,
@@ -132,12 +148,22 @@ struct Score {
 
 fn order_rank(m: &Move, lifts: &LiftOrder) -> usize {
     match m.from() {
-        Some(from) => lifts.iter().position(|&s| s == from).unwrap_or(lifts.len()),
+        Some(from) => lifts
+            .iter()
+            .position(|&(s, p)| s == from && p.is_none())
+            .unwrap_or(lifts.len()),
         None => lifts.len() + 1,
     }
 }
 
-fn evaluate(pos: &Position, phys: &Board, m: &Move, mover: Color, exact: bool) -> Option<Explanation> {
+fn evaluate(
+    pos: &Position,
+    phys: &Board,
+    m: &Move,
+    mover: Color,
+    lifts: &LiftOrder,
+    exact: bool,
+) -> Option<Explanation> {
     let mv = pos.normalize(m);
     let mut after = pos.clone();
     after.play(&mv);
@@ -148,8 +174,15 @@ fn evaluate(pos: &Position, phys: &Board, m: &Move, mover: Color, exact: bool) -
     if !residual_is_other_side(&after, phys, residual, mover) {
         return None;
     }
-    let promotion_not_shown = mv.promotion().is_some()
-        && phys.piece_at(mv.to()).is_some_and(|p| p.role == Role::Pawn);
+    let shown = shown_at(phys, lifts, mover, mv.to()).map(|p| p.role);
+    if let Some(promotion) = mv.promotion() {
+        // A promotion shows the declared piece or the pawn; another piece is another
+        // promotion.
+        if shown.is_some_and(|r| r != Role::Pawn && r != promotion) {
+            return None;
+        }
+    }
+    let promotion_not_shown = mv.promotion().is_some() && shown.is_none_or(|r| r == Role::Pawn);
     Some(Explanation {
         mv,
         mover,
@@ -162,7 +195,14 @@ fn evaluate(pos: &Position, phys: &Board, m: &Move, mover: Color, exact: bool) -
 /// Every move of `mover` that could explain the differing squares `d`: its legal moves,
 /// then the physically possible ones read off the squares (a piece of `mover` vanished
 /// from one square and one appeared on another; a piece appeared from nowhere).
-pub(crate) fn candidates(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: &mut MoveList) {
+pub(crate) fn candidates(
+    pos: &Position,
+    phys: &Board,
+    mover: Color,
+    d: Bitboard,
+    lifts: &LiftOrder,
+    out: &mut MoveList,
+) {
     out.clear();
     if pos.turn() == mover {
         pos.legal_moves_into(out);
@@ -174,12 +214,16 @@ pub(crate) fn candidates(pos: &Position, phys: &Board, mover: Color, d: Bitboard
     out.retain(|m| {
         (touched(m) - d).is_empty()
             && match *m {
-                Move::Drop { piece, to } => phys.piece_at(to) == Some(piece),
+                Move::Drop { piece, to } => {
+                    phys.piece_at(to) == Some(piece)
+                        || (phys.color_at(to) == Some(mover.other())
+                            && lifts.contains(&(to, Some(piece))))
+                }
                 _ => true,
             }
     });
     let legal_count = out.len();
-    physical_moves(pos, phys, mover, d, out);
+    physical_moves(pos, phys, mover, d, lifts, out);
     // Keep the physical reading only where it adds something to the legal ones.
     let mut i = legal_count;
     while i < out.len() {
@@ -194,19 +238,25 @@ pub(crate) fn candidates(pos: &Position, phys: &Board, mover: Color, d: Bitboard
 
 /// Moves read off the squares: any piece of `mover` that vanished, to any square where a
 /// piece of `mover` appeared.
-fn physical_moves(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: &mut MoveList) {
+fn physical_moves(
+    pos: &Position,
+    phys: &Board,
+    mover: Color,
+    d: Bitboard,
+    lifts: &LiftOrder,
+    out: &mut MoveList,
+) {
     let b = pos.board();
     let vanished = d & b.by_color(mover);
-    let appeared: Bitboard = (d & phys.by_color(mover))
-        .into_iter()
-        .filter(|&sq| phys.piece_at(sq) != b.piece_at(sq))
-        .collect();
+    let shown_at =
+        |sq: Square| shown_at(phys, lifts, mover, sq).filter(|p| b.piece_at(sq) != Some(*p));
+    let appeared: Bitboard = d.into_iter().filter(|&sq| shown_at(sq).is_some()).collect();
     if appeared.count() > 3 || vanished.count() > 4 {
         return;
     }
     let last = Bitboard::from_rank(Rank::Eighth.relative_to(mover));
     for to in appeared {
-        let Some(shown) = phys.piece_at(to) else {
+        let Some(shown) = shown_at(to) else {
             continue;
         };
         if b.piece_at(to).is_none() || b.color_at(to) == Some(mover.other()) {
@@ -228,9 +278,8 @@ fn physical_moves(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: 
             } else {
                 None
             };
-            let fits = role == shown.role
-                || promotion.is_some()
-                || (promoted && shown.role == Role::Pawn);
+            let fits =
+                role == shown.role || promotion.is_some() || (promoted && shown.role == Role::Pawn);
             if fits {
                 out.push(Move::Normal {
                     role,
@@ -241,6 +290,19 @@ fn physical_moves(pos: &Position, phys: &Board, mover: Color, d: Bitboard, out: 
                 });
             }
         }
+    }
+}
+
+/// The piece of `mover` the sensors show on `sq`, or the last one they showed there before
+/// the opponent's premove took it.
+fn shown_at(phys: &Board, lifts: &LiftOrder, mover: Color, sq: Square) -> Option<Piece> {
+    match phys.piece_at(sq) {
+        Some(p) if p.color == mover => Some(p),
+        Some(_) => lifts
+            .iter()
+            .rev()
+            .find_map(|&(s, p)| p.filter(|p| s == sq && p.color == mover)),
+        None => None,
     }
 }
 

@@ -7,7 +7,7 @@
 //! lengths that do not fit the id drop one byte. Every dropped byte is counted.
 
 use bytes::{BufMut, BytesMut};
-use tokio_util::codec::{Decoder, Encoder};
+use tokio_util::codec::Decoder;
 
 use super::clock::Bwtime;
 use super::id;
@@ -284,15 +284,6 @@ impl Decoder for DgtDecoder {
     }
 }
 
-impl Encoder<BoardMessage> for DgtDecoder {
-    type Error = std::io::Error;
-
-    fn encode(&mut self, item: BoardMessage, dst: &mut BytesMut) -> Result<(), std::io::Error> {
-        item.encode(dst);
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,6 +468,47 @@ mod tests {
             decode_all(&mut d, &v103),
             vec![BoardMessage::SerialNumber("01025 1.0".into())]
         );
+    }
+
+    #[test]
+    fn board_dump_long_serial_and_bus_address() {
+        let mut bytes = vec![
+            0x86, // BOARD_DUMP
+            0x00, // length bits 13..7
+            0x43, // length bits 6..0: 67
+        ];
+        bytes.extend([0x08, 0x09, 0x0A, 0x0C, 0x0B, 0x0A, 0x09, 0x08]); // a8..h8: r n b q k b n r
+        bytes.extend([0x07; 8]); // rank 7: black pawns
+        bytes.extend([0x00; 32]); // ranks 6..3 empty
+        bytes.extend([0x01; 8]); // rank 2: white pawns
+        bytes.extend([0x02, 0x03, 0x04, 0x06, 0x05, 0x04, 0x03, 0x02]); // a1..h1: R N B Q K B N R
+        bytes.extend([
+            0xA2, // LONG_SERIALNR
+            0x00, // length hi
+            0x0D, // length lo: 13
+        ]);
+        bytes.extend(b"0123456789"); // ten digits
+        bytes.extend([
+            0x90, // BUSADRES
+            0x00, 0x05, // length 5
+            0x08, // high 7 bits
+            0x01, // low 7 bits: address 0x401 (serial 01025 read as hex)
+        ]);
+        let mut d = DgtDecoder::new();
+        let msgs = decode_all(&mut d, &bytes);
+        assert_eq!(msgs.len(), 3, "{msgs:?}");
+        let BoardMessage::BoardDump(codes) = &msgs[0] else {
+            panic!("{msgs:?}")
+        };
+        let mut p = crate::trace::Placement::empty();
+        for (i, &c) in codes.iter().enumerate() {
+            if let Some(sq) = crate::dgt::index_to_square(i as u8) {
+                p.set(sq, crate::dgt::code_to_piece(c));
+            }
+        }
+        assert_eq!(p, crate::trace::Placement::start());
+        assert_eq!(msgs[1], BoardMessage::LongSerialNumber("0123456789".into()));
+        assert_eq!(msgs[2], BoardMessage::BusAddress(0x401));
     }
 
     #[test]

@@ -26,10 +26,11 @@ impl ClockState {
         }
     }
 
-    /// Whole seconds as a clock display shows them (rounded up while time remains).
+    /// Whole seconds as the clock reports them (fractions dropped, as trace readings of
+    /// whole seconds are what a DGT clock would have reported at that moment).
     pub(crate) fn display(&self, now: Instant) -> (u32, u32) {
         let (w, b) = self.now(now);
-        (w.ceil() as u32, b.ceil() as u32)
+        ((w + 1e-6).floor() as u32, (b + 1e-6).floor() as u32)
     }
 }
 

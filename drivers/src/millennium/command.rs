@@ -154,6 +154,15 @@ impl CommandDecoder {
     }
 }
 
+impl tokio_util::codec::Decoder for CommandDecoder {
+    type Item = MillCommand;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<MillCommand>, std::io::Error> {
+        Ok(self.next_command(src))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -157,8 +157,8 @@ async fn a_silent_board_is_noticed_by_the_probe_and_reconnected() {
     let (start, _) = expected(&lines, BoardId::A, true);
     let emu = Emulator::start(emulator(Pace::Manual), &lines).expect("emulator");
     let mut sc = session(emu.path());
-    sc.probe_after = std::time::Duration::from_millis(200);
-    sc.reply_timeout = std::time::Duration::from_millis(400);
+    sc.probe_after = std::time::Duration::from_millis(300);
+    sc.reply_timeout = std::time::Duration::from_secs(1);
     let (_session, mut rx) = spawn_session(sc).expect("session");
     assert_eq!(
         take(&mut rx, 2).await,
@@ -167,6 +167,70 @@ async fn a_silent_board_is_noticed_by_the_probe_and_reconnected() {
     emu.set_mute(true);
     assert_eq!(next(&mut rx).await, link(BoardId::A, false));
     emu.set_mute(false);
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+}
+
+#[tokio::test]
+async fn timed_playback_runs_the_clock_between_presses() {
+    let lines = game();
+    let (start, events) = expected(&lines, BoardId::A, true);
+    let emu = Emulator::start(emulator(Pace::Timed { speed: 20.0 }), &lines).expect("emulator");
+    let (_session, mut rx) = spawn_session(session(emu.path())).expect("session");
+    assert_eq!(
+        take(&mut rx, 2).await,
+        vec![link(BoardId::A, true), board_event(BoardId::A, start)]
+    );
+    let squares: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::Square { .. }))
+        .cloned()
+        .collect();
+    let clocks: Vec<_> = events
+        .iter()
+        .filter(|e| matches!(e, TraceEvent::Clock { .. }))
+        .cloned()
+        .collect();
+    let (mut got_squares, mut got_clocks) = (Vec::new(), Vec::new());
+    while got_squares.len() < squares.len() {
+        match next(&mut rx).await {
+            e @ TraceEvent::Square { .. } => got_squares.push(e),
+            e @ TraceEvent::Clock { .. } => got_clocks.push(e),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(got_squares, squares);
+    wait_status(&emu, "all played", |s| s.played == s.total).await;
+    // Every press of the trace is reported, in order, among the running clock's readings.
+    let last = clocks.last().cloned().expect("clock events");
+    while !got_clocks.contains(&last) {
+        match next(&mut rx).await {
+            e @ TraceEvent::Clock { .. } => got_clocks.push(e),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let mut it = got_clocks.iter();
+    for c in &clocks {
+        assert!(
+            it.any(|g| g == c),
+            "press {c:?} missing from {got_clocks:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_board_plugged_in_after_start_is_picked_up() {
+    let lines = game();
+    let (start, _) = expected(&lines, BoardId::A, true);
+    let path = temp_link("late");
+    let (_session, mut rx) = spawn_session(session(path.clone())).expect("session");
+    // Nothing there yet: the link is reported down once, then retried quietly.
+    assert_eq!(next(&mut rx).await, link(BoardId::A, false));
+    let mut ec = emulator(Pace::Manual);
+    ec.link_path = Some(path);
+    let _emu = Emulator::start(ec, &lines).expect("emulator");
     assert_eq!(
         take(&mut rx, 2).await,
         vec![link(BoardId::A, true), board_event(BoardId::A, start)]

@@ -7,3 +7,4 @@ mod common;
 mod dgt;
 mod listen;
 mod millennium;
+mod tools;

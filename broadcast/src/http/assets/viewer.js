@@ -135,7 +135,8 @@
     if (last) {
       last.classList.add("current");
       last.setAttribute("aria-current", "true");
-      if (!overlay) last.scrollIntoView({ block: "nearest" });
+      // Scroll the list only (scrollIntoView would scroll the page on phones).
+      list.scrollTop = list.scrollHeight;
     }
   }
 

@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::rules::{
-    Bitboard, Board, ByBoard, ByColor, Color, File, Pockets, Position, Rank, Role, Ruleset, Square,
+    Bitboard, Board, ByBoard, ByColor, Color, File, Pockets, Position, Rank, Ruleset, Square,
     holdings_string, parse_holdings,
 };
 
@@ -343,6 +343,7 @@ pub fn pocket_letters(position: &Position, color: Color) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Role;
 
     const STANDARD_EXAMPLE: &str = "r2k1r2/pbppNppp/1p2p1nb/1P5N/3N4/4Pn1q/PPP1QP1P/2KR2R1/BrpBBqppN w - - 45 56 | Q~4rk1/8/8/8/8/8/8/R3K2R w KQ - 45 60";
     const VAMPIRE: &str = "r1b1k1nr/ppp1qpPp/2n5/1B1p1n1N/3P4/2P5/P1P1QPnP/R1BK2NR/PPBpp b kq - 142 164 | 2Nrkb1r/pPpbqppp/2p5/8/3N4/2P1B3/P1P1QPpP/R3K2R/Ppb w KQk - 142 163";
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(e.offset, 16);
         let e =
             parse_bfen("8/8/8/8/8/8/8/8 w - - 1 2 | 8/8/8/8/8/8/8/8/Qx w", rules()).unwrap_err();
-        assert_eq!(e.offset, 43);
+        assert_eq!(e.offset, 45); // the 'x'
         let e = parse_board_fen("8/8/8/8/8/8/8/8 w - - 1 z", rules()).unwrap_err();
         assert_eq!(e.offset, 24);
         assert!(parse_board_fen("8/8/8/8/8/8/8/8 w - - 1 2 3", rules()).is_err());

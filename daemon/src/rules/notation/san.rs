@@ -202,8 +202,7 @@ fn parse_drop(body: &[u8], at: usize) -> Result<SanKind, ParseSanError> {
         [c] => Role::from_char(*c as char).ok_or_else(|| perr(0, "a piece letter before '@'"))?,
         _ => return Err(perr(1, "'@' after one piece letter")),
     };
-    let to =
-        Square::from_ascii(&body[at + 1..]).map_err(|_| perr(at + 1, "a square after '@'"))?;
+    let to = Square::from_ascii(&body[at + 1..]).map_err(|_| perr(at + 1, "a square after '@'"))?;
     Ok(SanKind::Drop { role, to })
 }
 
@@ -237,8 +236,8 @@ fn parse_normal(body: &[u8]) -> Result<SanKind, ParseSanError> {
     if end < i + 2 {
         return Err(perr(i, "a destination square"));
     }
-    let to =
-        Square::from_ascii(&body[end - 2..end]).map_err(|_| perr(end - 2, "a destination square"))?;
+    let to = Square::from_ascii(&body[end - 2..end])
+        .map_err(|_| perr(end - 2, "a destination square"))?;
     let mut rest = &body[i..end - 2];
     let mut capture = false;
     if let [before @ .., b'x' | b':'] = rest {
@@ -553,7 +552,9 @@ fn pawn_reaches(position: &Position, color: Color, from: Square, to: Square) -> 
             return true;
         }
         let second = Bitboard::from_rank(Rank::Second.relative_to(color));
-        return second.contains(from) && one.offset(0, forward) == Some(to) && !occupied.contains(to);
+        return second.contains(from)
+            && one.offset(0, forward) == Some(to)
+            && !occupied.contains(to);
     }
     pawn_attacks(color, from).contains(to)
         && (position.board().by_color(color.other()).contains(to)
@@ -565,7 +566,6 @@ fn pawn_reaches(position: &Position, color: Color, from: Square, to: Square) -> 
 pub fn san_string(position: &Position, m: &Move) -> String {
     San::from_move(position, m).to_string()
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -662,14 +662,23 @@ mod tests {
     fn resolution_tells_illegal_from_ambiguous() {
         let two_knights = "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1";
         assert_eq!(resolve(two_knights, "Nd2"), Err(SanError::Ambiguous));
-        assert_eq!(resolve(two_knights, "Nbd2").map(|m| m.uci()), Ok("b1d2".into()));
-        assert_eq!(resolve(two_knights, "Nfd2").map(|m| m.uci()), Ok("f3d2".into()));
+        assert_eq!(
+            resolve(two_knights, "Nbd2").map(|m| m.uci()),
+            Ok("b1d2".into())
+        );
+        assert_eq!(
+            resolve(two_knights, "Nfd2").map(|m| m.uci()),
+            Ok("f3d2".into())
+        );
         assert_eq!(resolve(START, "Nd5"), Err(SanError::Illegal));
         let castle = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
         assert_eq!(resolve(castle, "O-O").map(|m| m.uci()), Ok("e1g1".into()));
         assert_eq!(resolve(castle, "0-0-0").map(|m| m.uci()), Ok("e1c1".into()));
         let promote = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1";
-        assert_eq!(resolve(promote, "b8=N").map(|m| m.uci()), Ok("b7b8n".into()));
+        assert_eq!(
+            resolve(promote, "b8=N").map(|m| m.uci()),
+            Ok("b7b8n".into())
+        );
         assert_eq!(resolve(promote, "b8").map(|m| m.uci()), Ok("b7b8q".into()));
     }
 
@@ -678,7 +687,10 @@ mod tests {
         let p = pos(START);
         // A drop of a piece not in hand.
         let m = san("N@e4").to_move(&p).expect("physical drop");
-        assert_eq!(p.classify(&m), Legality::Illegal(IllegalReason::DropNotInHand));
+        assert_eq!(
+            p.classify(&m),
+            Legality::Illegal(IllegalReason::DropNotInHand)
+        );
         // Out of turn: Black's pawn moves while White is to move.
         let m = san("e5").to_move(&p).expect("black pawn");
         assert_eq!(m.uci(), "e7e5");

@@ -74,7 +74,10 @@ impl Cursor<'_> {
     }
 
     fn skip_whitespace(&mut self) {
-        while self.peek().is_some_and(|c| c.is_whitespace() || c == '\u{feff}') {
+        while self
+            .peek()
+            .is_some_and(|c| c.is_whitespace() || c == '\u{feff}')
+        {
             self.bump();
         }
     }
@@ -194,10 +197,13 @@ fn classify_word(word: &str) -> Result<Vec<TokenKind>, &'static str> {
     let mut chars = rest.chars();
     let letter = chars.next();
     let dot = chars.next();
-    let (Some(letter), Some('.')) = (letter, dot) else {
-        return Err("a move number with its board letter, like 12A. or 12b.");
+    let board = match (letter, dot) {
+        (Some(letter), Some('.')) => BoardId::from_char(letter),
+        (Some('.'), _) => None,
+        // Not a move number (`0-0`, `12`): the parser says what it expected instead.
+        _ => return Ok(vec![TokenKind::Word(word.to_owned())]),
     };
-    let Some(board) = BoardId::from_char(letter) else {
+    let (Some(board), Some(letter)) = (board, letter) else {
         return Err("a move number with its board letter, like 12A. or 12b.");
     };
     let number: u32 = word[..digits]

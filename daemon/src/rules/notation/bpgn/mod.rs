@@ -44,8 +44,8 @@ use std::fmt;
 
 use crate::rules::{BoardId, ByBoard, Color, MatchResult, Ruleset};
 
-use super::bfen::{BoardFen, ParseBfenError, parse_bfen};
 use super::San;
+use super::bfen::{BoardFen, ParseBfenError, parse_bfen};
 
 mod lexer;
 mod parser;
@@ -54,7 +54,7 @@ mod result;
 mod writer;
 
 pub use parser::parse_bpgn;
-pub use replay::{Replay, replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove};
+pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
 pub use writer::{canonical_tags, write_bpgn, write_bpgn_games};
 
 /// A move token: `12A.` (White on A), `12a.` (Black on A), `3B.`, `3b.`.
@@ -164,7 +164,9 @@ impl BpgnGame {
     pub fn base_time(&self) -> Option<f64> {
         let tc = self.tag("TimeControl")?;
         let base = tc.split('+').next()?.trim();
-        base.parse::<f64>().ok().filter(|t| t.is_finite() && *t >= 0.0)
+        base.parse::<f64>()
+            .ok()
+            .filter(|t| t.is_finite() && *t >= 0.0)
     }
 
     /// The positions (and clock fields) the game starts from: the `Setup` BFEN, or both
@@ -183,3 +185,6 @@ impl BpgnGame {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

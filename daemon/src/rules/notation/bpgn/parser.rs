@@ -51,14 +51,18 @@ pub fn parse_bpgn(text: &str) -> Result<Vec<BpgnGame>, ParseBpgnError> {
                     ));
                 };
                 i += 1;
-                let san: San = text.parse().map_err(|e: super::super::ParseSanError| {
-                    ParseBpgnError {
-                        line: next.line,
-                        column: next.column + text[..e.offset.min(text.len())].chars().count(),
-                        expected: format!("a SAN move ({})", e.expected),
-                        found: format!("{text:?}"),
-                    }
-                })?;
+                let san: San =
+                    text.parse()
+                        .map_err(|e: super::super::ParseSanError| ParseBpgnError {
+                            line: next.line,
+                            column: next.column
+                                + text
+                                    .char_indices()
+                                    .take_while(|(i, _)| *i < e.offset)
+                                    .count(),
+                            expected: format!("a SAN move ({})", e.expected),
+                            found: format!("{text:?}"),
+                        })?;
                 game.moves.push(BpgnMove {
                     token: *token,
                     san_text: text.clone(),
@@ -178,11 +182,11 @@ fn finish(games: &mut Vec<BpgnGame>, game: &mut BpgnGame, result: Option<MatchRe
             Some(m) => &mut m.annotations,
             None => &mut game.preamble,
         };
-        if let Some(Annotation::Comment(c)) = last.last() {
-            if is_plain(c) {
-                game.end_comment = Some(c.clone());
-                last.pop();
-            }
+        if let Some(Annotation::Comment(c)) = last.last()
+            && is_plain(c)
+        {
+            game.end_comment = Some(c.clone());
+            last.pop();
         }
     }
     game.result = result;
@@ -202,12 +206,17 @@ fn check_setup_tag(game: &mut BpgnGame, tok: &Token) -> Result<(), ParseBpgnErro
         .map(|(_, v)| v.clone());
     game.setup = match fen {
         Some(fen) if !setup_off => {
-            if let TokenKind::Tag { name, .. } = &tok.kind {
-                if name.eq_ignore_ascii_case("fen") {
-                    parse_bfen(&fen, Ruleset::default()).map_err(|e| {
-                        error_at(tok, &format!("a BFEN in the FEN tag ({e})"), &format!("{fen:?}"))
-                    })?;
-                }
+            // Validate once, when the FEN tag itself is read, so the error points at it.
+            if let TokenKind::Tag { name, .. } = &tok.kind
+                && name.eq_ignore_ascii_case("fen")
+            {
+                parse_bfen(&fen, Ruleset::default()).map_err(|e| {
+                    error_at(
+                        tok,
+                        &format!("a BFEN in the FEN tag ({e})"),
+                        &format!("{fen:?}"),
+                    )
+                })?;
             }
             Some(fen)
         }
@@ -255,7 +264,11 @@ fn variation(
                 parts.push(")".to_owned());
             }
             TokenKind::Tag { .. } => {
-                return Err(error_at(tok, "')' closing the variation", &describe(&tok.kind)));
+                return Err(error_at(
+                    tok,
+                    "')' closing the variation",
+                    &describe(&tok.kind),
+                ));
             }
             other => parts.push(render(other)),
         }

@@ -210,11 +210,7 @@ fn bfen_of(game: &BughouseGame, clocks: &Clocks) -> String {
 pub fn replay(game: &BpgnGame, rules: Ruleset) -> Result<Replay, ReplayError> {
     let start = game.start_positions(rules).map_err(ReplayError::Setup)?;
     let mut clocks = Clocks {
-        known: ByBoard::new_with(|b| {
-            start[b]
-                .times
-                .map_or(ByColor::default(), |t| t.map(Some))
-        }),
+        known: ByBoard::new_with(|b| start[b].times.map_or(ByColor::default(), |t| t.map(Some))),
         base: game.base_time(),
     };
     let mut board_game =

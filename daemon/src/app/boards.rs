@@ -1,0 +1,139 @@
+//! The table's boards: one driver session per configured board, their events merged into
+//! one channel in arrival order, and the handles to light LEDs and stop them.
+
+use std::path::PathBuf;
+
+use bugbridge_drivers::dgt::ClockSide;
+use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, EmulatorHandle, Pace};
+use bugbridge_drivers::session::{
+    self, DriverKind as WireDriver, Orientation as WireOrientation, PortSpec, SessionConfig,
+    SessionHandle, spawn_session,
+};
+use bugbridge_drivers::trace::{self, TraceLine};
+use tokio::sync::mpsc;
+
+use crate::config::{BoardConfig, ClockSource, DriverKind, Orientation, WhiteSide};
+use crate::rules::{BoardId, ByBoard};
+use crate::sensor::wire_board_id;
+
+use super::AppError;
+
+/// The running boards.
+#[derive(Debug)]
+pub(crate) struct Boards {
+    /// One session per configured board.
+    pub(crate) sessions: ByBoard<Option<SessionHandle>>,
+    /// Emulated boards, kept alive for the sessions that read them.
+    pub(crate) emulators: Vec<EmulatorHandle>,
+}
+
+impl Boards {
+    /// Lights a move on a board with LEDs (`None` clears them).
+    pub(crate) fn show_move(
+        &self,
+        board: BoardId,
+        mv: Option<(crate::rules::Square, crate::rules::Square)>,
+    ) {
+        if let Some(s) = self.sessions.get(board) {
+            let wire = |sq: crate::rules::Square| trace::Square::new(sq.index() as u8);
+            s.show_move(mv.and_then(|(a, b)| Some((wire(a)?, wire(b)?))));
+        }
+    }
+
+    /// Stops every session and emulator (blocking joins run off the async threads).
+    pub(crate) async fn stop(self) {
+        let Boards {
+            sessions,
+            emulators,
+        } = self;
+        let handles: Vec<SessionHandle> = [sessions.a, sessions.b].into_iter().flatten().collect();
+        for h in &handles {
+            h.stop();
+        }
+        let _ = tokio::task::spawn_blocking(move || {
+            for h in handles {
+                h.join();
+            }
+            drop(emulators);
+        })
+        .await;
+    }
+}
+
+fn session_config(b: &BoardConfig, driver: WireDriver, port: PortSpec) -> SessionConfig {
+    let mut cfg = SessionConfig::new(driver, port, wire_board_id(b.id));
+    cfg.white_side = match b.white_side {
+        WhiteSide::Left => ClockSide::Left,
+        WhiteSide::Right => ClockSide::Right,
+    };
+    cfg.clock = b.clock == ClockSource::Board;
+    cfg.orientation = match b.orientation {
+        Orientation::Auto => WireOrientation::Auto,
+        Orientation::Normal => WireOrientation::Normal,
+        Orientation::Rotated => WireOrientation::Rotated,
+    };
+    cfg
+}
+
+/// Starts the sessions of `boards`; their events arrive on the returned channel.
+pub(crate) fn start(
+    boards: &[BoardConfig],
+    speed: f64,
+) -> Result<(Boards, mpsc::Receiver<session::SensorEvent>), AppError> {
+    let (tx, rx) = mpsc::channel(1024);
+    let mut sessions = ByBoard::<Option<SessionHandle>>::default();
+    let mut emulators = Vec::new();
+    for b in boards {
+        let (driver, port) = match b.driver {
+            DriverKind::Dgt => (WireDriver::Dgt, port_spec(b)),
+            DriverKind::Millennium => (WireDriver::Millennium, port_spec(b)),
+            DriverKind::Emulated => {
+                let path = b.trace.clone().unwrap_or_default();
+                let lines = read_trace(&path)?;
+                let mut cfg = EmulatorConfig::new(WireDriver::Dgt);
+                cfg.board = wire_board_id(b.id);
+                cfg.pace = Pace::Timed { speed };
+                cfg.clock = b.clock == ClockSource::Board;
+                let emu = Emulator::start(cfg, &lines)
+                    .map_err(|e| AppError::Device(format!("board {}: emulator: {e}", b.id)))?;
+                let port = PortSpec::Path(emu.path());
+                emulators.push(emu);
+                (WireDriver::Dgt, port)
+            }
+        };
+        let (handle, mut events) = spawn_session(session_config(b, driver, port))
+            .map_err(|e| AppError::Device(format!("board {}: {e}", b.id)))?;
+        sessions[b.id] = Some(handle);
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            // Cancel-safe: `recv` loses nothing when the select around the consumer drops.
+            while let Some(ev) = events.recv().await {
+                if tx.send(ev).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    Ok((
+        Boards {
+            sessions,
+            emulators,
+        },
+        rx,
+    ))
+}
+
+fn port_spec(b: &BoardConfig) -> PortSpec {
+    match (&b.usb_serial, &b.port) {
+        (Some(serial), _) => PortSpec::UsbSerial(serial.clone()),
+        (None, Some(path)) => PortSpec::Path(PathBuf::from(path)),
+        (None, None) => PortSpec::Path(PathBuf::new()),
+    }
+}
+
+/// Reads a trace file for an emulated board.
+fn read_trace(path: &std::path::Path) -> Result<Vec<TraceLine>, AppError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| AppError::Config(format!("{}: cannot read: {e}", path.display())))?;
+    trace::parse_trace(&text).map_err(|e| AppError::Config(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,450 @@
+//! The table: one match's journal, inference, record and publication.
+//!
+//! Every event is journaled *before* it is interpreted; the journal is synced to disk at
+//! each clock press (when a move is completed) and at each operator action, and the BPGN is
+//! rewritten atomically after each decision that changes it. Started again after a crash,
+//! [`Table::open`] re-infers the latest journal and carries on appending to it.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use bugbridge_broadcast::{Hub, Update, wire};
+use bugbridge_drivers::trace::{Side, TraceEvent, TraceLine};
+use tracing::{debug, info, warn};
+
+use crate::config::{ClockSource, Config};
+use crate::game::Match;
+use crate::infer::{InferConfig, Inference, OperatorAction, SensorEvent};
+use crate::publish;
+use crate::record::{GameFiles, Journal, Store, write_atomic};
+use crate::rules::{BoardId, ByBoard, Color, EndReason, MatchResult, Move, Role};
+use crate::sensor::{self, Decoded};
+
+use super::AppError;
+use super::time::{date_time_tags, from_tags, wall_ms};
+
+/// One match at the table.
+#[derive(Debug)]
+pub(crate) struct Table {
+    match_id: String,
+    store: Store,
+    files: GameFiles,
+    journal: Journal,
+    game: Match,
+    infer: InferConfig,
+    base_tags: BTreeMap<String, String>,
+    ruleset: String,
+    time_control: Option<String>,
+    hub: Option<Hub>,
+    /// Trace time = `base_t` + time since `origin`.
+    origin: Instant,
+    base_t: u64,
+    /// The running side of each board's last clock reading: a change is a press.
+    running: ByBoard<Option<Option<Side>>>,
+    /// Decisions not yet published.
+    pending: Vec<Inference>,
+}
+
+impl Table {
+    /// Opens the table: recovers the latest game's journal if there is one, or starts game 1.
+    pub(crate) fn open(config: &Config, hub: Option<Hub>) -> Result<Table, AppError> {
+        let store = Store::open(&config.record_dir, &config.match_id)
+            .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;
+        let infer = InferConfig {
+            ruleset: config.ruleset.ruleset(),
+            clock: ByBoard::new_with(|b| {
+                config
+                    .boards
+                    .iter()
+                    .find(|c| c.id == b)
+                    .is_none_or(|c| c.clock == ClockSource::Board)
+            }),
+            stable_commit_ms: config.stable_commit_ms,
+            drop_tolerance_ms: config.drop_tolerance_ms,
+            ..InferConfig::default()
+        };
+        let mut base_tags = config.tags.clone();
+        if let Some(tc) = config.time_control {
+            base_tags.insert("TimeControl".into(), tc.to_string());
+        }
+        let latest = store
+            .latest()
+            .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;
+        let mut table = match latest {
+            Some(files) => Table::recover(config, store, files, infer, base_tags)?,
+            None => {
+                let files = store.files(1);
+                Table::start(config, store, files, infer, base_tags)?
+            }
+        };
+        table.hub = hub;
+        table.publish();
+        Ok(table)
+    }
+
+    /// A new game's files, its journal opening with the `meta` line.
+    fn start(
+        config: &Config,
+        store: Store,
+        files: GameFiles,
+        infer: InferConfig,
+        base_tags: BTreeMap<String, String>,
+    ) -> Result<Table, AppError> {
+        let mut journal =
+            Journal::create(&files.journal).map_err(|e| AppError::Record(e.to_string()))?;
+        let mut tags = base_tags.clone();
+        let (date, time) = date_time_tags(wall_ms());
+        tags.insert("Date".into(), date);
+        tags.insert("Time".into(), time);
+        let ruleset = config.ruleset.as_str().to_owned();
+        let time_control = config.time_control.map(|tc| tc.to_string());
+        journal
+            .append(&TraceLine {
+                t: 0,
+                event: TraceEvent::Meta {
+                    ruleset: Some(ruleset.clone()),
+                    time_control: time_control.clone(),
+                    tags: tags.clone(),
+                },
+            })
+            .and_then(|()| journal.sync())
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        info!(journal = %files.journal.display(), "game {} started", files.number);
+        Ok(Table {
+            match_id: config.match_id.clone(),
+            store,
+            files,
+            journal,
+            game: Match::new(&config.match_id, tags, infer, None),
+            infer,
+            base_tags,
+            ruleset,
+            time_control,
+            hub: None,
+            origin: Instant::now(),
+            base_t: 0,
+            running: ByBoard::default(),
+            pending: Vec::new(),
+        })
+    }
+
+    /// Re-infers a journal left by an earlier run (stopped or crashed) and goes on with it.
+    fn recover(
+        config: &Config,
+        store: Store,
+        files: GameFiles,
+        infer: InferConfig,
+        base_tags: BTreeMap<String, String>,
+    ) -> Result<Table, AppError> {
+        let (journal, recovered) =
+            Journal::recover(&files.journal).map_err(|e| AppError::Record(e.to_string()))?;
+        if recovered.dropped_bytes > 0 {
+            warn!(
+                bytes = recovered.dropped_bytes,
+                "dropped a torn last journal line"
+            );
+        }
+        let mut tags = base_tags.clone();
+        let mut origin_wall = None;
+        for line in &recovered.lines {
+            if let TraceEvent::Meta {
+                tags: meta_tags, ..
+            } = &line.event
+            {
+                tags.extend(meta_tags.clone());
+                origin_wall = meta_tags
+                    .get("Date")
+                    .zip(meta_tags.get("Time"))
+                    .and_then(|(d, t)| from_tags(d, t));
+            }
+        }
+        let mut game = Match::new(&config.match_id, tags, infer, None);
+        let mut running = ByBoard::<Option<Option<Side>>>::default();
+        for line in &recovered.lines {
+            if let TraceEvent::Clock {
+                board, running: r, ..
+            } = &line.event
+            {
+                running[sensor::board_id(*board)] = Some(*r);
+            }
+            if let Decoded::Event(ev) = sensor::decode(&line.event) {
+                game.feed(line.t, &ev, wall_ms());
+            }
+        }
+        let last_t = journal.last_t();
+        // The time since the game started, when the journal says when that was; at least
+        // the journal's last time (a trace's time never goes back).
+        let base_t = origin_wall.map_or(last_t, |o| wall_ms().saturating_sub(o).max(last_t));
+        info!(
+            journal = %files.journal.display(),
+            lines = recovered.lines.len(),
+            moves = game.record().len(),
+            "recovered game {} from its journal",
+            files.number
+        );
+        Ok(Table {
+            match_id: config.match_id.clone(),
+            store,
+            files,
+            journal,
+            game,
+            infer,
+            base_tags,
+            ruleset: config.ruleset.as_str().to_owned(),
+            time_control: config.time_control.map(|tc| tc.to_string()),
+            hub: None,
+            origin: Instant::now(),
+            base_t,
+            running,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Trace time of an instant.
+    fn t(&self, at: Instant) -> u64 {
+        let since = at.saturating_duration_since(self.origin).as_millis();
+        self.base_t + u64::try_from(since).unwrap_or(u64::MAX / 2)
+    }
+
+    /// The current game's files.
+    pub(crate) fn files(&self) -> &GameFiles {
+        &self.files
+    }
+
+    /// One event from a board: journal, sync at a press, infer, record, publish.
+    pub(crate) fn on_sensor(
+        &mut self,
+        at: Instant,
+        event: TraceEvent,
+    ) -> Result<Vec<Inference>, AppError> {
+        let t = self.t(at).max(self.journal.last_t());
+        let press = match &event {
+            TraceEvent::Clock { board, running, .. } => {
+                let b = sensor::board_id(*board);
+                let before = self.running[b].replace(*running);
+                before.is_some_and(|r| r != *running)
+            }
+            TraceEvent::Link { .. } => true,
+            _ => false,
+        };
+        let line = TraceLine { t, event };
+        self.journal
+            .append(&line)
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        if press {
+            self.journal
+                .sync()
+                .map_err(|e| AppError::Record(e.to_string()))?;
+        }
+        let decided = match sensor::decode(&line.event) {
+            Decoded::Event(ev) => self.game.feed(t, &ev, wall_ms()),
+            _ => Vec::new(),
+        };
+        self.after(decided, press)
+    }
+
+    /// An operator action from the arbiter view: journaled (synced), then applied.
+    pub(crate) fn on_action(
+        &mut self,
+        action: &wire::OperatorAction,
+    ) -> Result<Vec<Inference>, AppError> {
+        let Some(op) = operator_action(action) else {
+            warn!(?action, "operator action not understood; ignored");
+            return Ok(Vec::new());
+        };
+        let t = self.t(Instant::now()).max(self.journal.last_t());
+        let ev = SensorEvent::Operator(op);
+        let line = TraceLine {
+            t,
+            event: sensor::encode(&ev),
+        };
+        self.journal
+            .append(&line)
+            .and_then(|()| self.journal.sync())
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        info!(?action, "operator action journaled");
+        let decided = self.game.feed(t, &ev, wall_ms());
+        self.after(decided, true)
+    }
+
+    /// Lets the inference's timers run (clockless commits, drop tolerances).
+    pub(crate) fn on_tick(&mut self, now: Instant) -> Result<Vec<Inference>, AppError> {
+        let t = self.t(now);
+        let decided = self.game.tick(t);
+        self.after(decided, false)
+    }
+
+    fn after(
+        &mut self,
+        decided: Vec<Inference>,
+        state_changed: bool,
+    ) -> Result<Vec<Inference>, AppError> {
+        let mut rotate = false;
+        let mut bpgn_changed = false;
+        for d in &decided {
+            match d {
+                Inference::Move { entry, .. } => {
+                    debug!(board = %entry.board, san = %entry.san, "move");
+                    bpgn_changed = true;
+                }
+                Inference::Correction(_) | Inference::End { .. } => bpgn_changed = true,
+                Inference::Alert(a) => warn!(code = a.code.code(), detail = %a.detail, "alert"),
+                Inference::NewGame { .. } => rotate = true,
+            }
+        }
+        if bpgn_changed {
+            self.write_bpgn()?;
+        }
+        self.pending.extend(decided.iter().cloned());
+        if state_changed || !decided.is_empty() {
+            self.publish();
+        }
+        if rotate {
+            self.rotate()?;
+        }
+        Ok(decided)
+    }
+
+    /// Writes the current game's BPGN (temporary file + rename).
+    pub(crate) fn write_bpgn(&self) -> Result<(), AppError> {
+        write_atomic(&self.files.bpgn, self.game.bpgn().as_bytes())
+            .map_err(|e| AppError::Record(format!("{}: {e}", self.files.bpgn.display())))
+    }
+
+    /// A new game began at the table (both boards set up again): the finished game's files
+    /// are closed and the next number's are opened, starting with the boards as they stand.
+    fn rotate(&mut self) -> Result<(), AppError> {
+        if let Some(previous) = self.game.finished_bpgn() {
+            write_atomic(&self.files.bpgn, previous.as_bytes())
+                .map_err(|e| AppError::Record(format!("{}: {e}", self.files.bpgn.display())))?;
+        }
+        self.journal
+            .sync()
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        let files = self.store.files(self.files.number + 1);
+        let mut journal =
+            Journal::create(&files.journal).map_err(|e| AppError::Record(e.to_string()))?;
+        let t = self.journal.last_t();
+        let mut tags = self.base_tags.clone();
+        let (date, time) = date_time_tags(wall_ms());
+        tags.insert("Date".into(), date);
+        tags.insert("Time".into(), time);
+        let mut lines = vec![TraceLine {
+            t,
+            event: TraceEvent::Meta {
+                ruleset: Some(self.ruleset.clone()),
+                time_control: self.time_control.clone(),
+                tags: tags.clone(),
+            },
+        }];
+        for b in BoardId::ALL {
+            lines.push(TraceLine {
+                t,
+                event: TraceEvent::Board {
+                    board: sensor::wire_board_id(b),
+                    placement: sensor::placement(self.game.inferrer().physical(b)),
+                },
+            });
+        }
+        for line in &lines {
+            journal
+                .append(line)
+                .map_err(|e| AppError::Record(e.to_string()))?;
+        }
+        journal
+            .sync()
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        info!(journal = %files.journal.display(), "game {} started", files.number);
+        self.journal = journal;
+        self.files = files;
+        // The new game's match: re-inferred from the lines just written, so a restart
+        // sees exactly what this run sees.
+        let mut game = Match::new(&self.match_id, tags, self.infer, None);
+        for line in &lines {
+            if let Decoded::Event(ev) = sensor::decode(&line.event) {
+                game.feed(line.t, &ev, wall_ms());
+            }
+        }
+        self.game = game;
+        self.write_bpgn()?;
+        self.publish();
+        Ok(())
+    }
+
+    /// Publishes the state and the decisions not yet published.
+    pub(crate) fn publish(&mut self) {
+        let Some(hub) = &self.hub else {
+            self.pending.clear();
+            return;
+        };
+        let events = self
+            .pending
+            .drain(..)
+            .filter_map(|d| publish::event(&d))
+            .collect();
+        let update = Update {
+            state: publish::state(&self.game.view()),
+            bpgn: self.game.bpgn(),
+            events,
+        };
+        if let Err(e) = hub.publish(&self.match_id, update) {
+            debug!("not published: {e}");
+        }
+    }
+
+    /// Makes everything durable (shutdown).
+    pub(crate) fn flush(&mut self) -> Result<(), AppError> {
+        self.journal
+            .sync()
+            .map_err(|e| AppError::Record(e.to_string()))?;
+        self.write_bpgn()
+    }
+}
+
+/// The squares to light for a decided move.
+pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rules::Square)> {
+    match mv.from() {
+        Some(from) => Some((from, mv.to())),
+        None => Some((mv.to(), mv.to())),
+    }
+}
+
+/// The domain form of an arbiter's action.
+fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
+    let board = |b: wire::Board| match b {
+        wire::Board::A => BoardId::A,
+        wire::Board::B => BoardId::B,
+    };
+    let side = |s: wire::Side| match s {
+        wire::Side::White => Color::White,
+        wire::Side::Black => Color::Black,
+    };
+    Some(match &a.kind {
+        wire::ActionKind::Promotion {
+            board: b,
+            number,
+            side: s,
+            piece,
+        } => OperatorAction::Promotion {
+            board: board(*b),
+            number: *number,
+            side: side(*s),
+            piece: piece.chars().next().and_then(Role::from_char)?,
+        },
+        wire::ActionKind::Result { result, reason } => OperatorAction::Result {
+            result: MatchResult::from_str_opt(result)?,
+            reason: EndReason::from_code(reason),
+        },
+        wire::ActionKind::Replace {
+            board: b,
+            number,
+            side: s,
+            san,
+        } => OperatorAction::Replace {
+            board: board(*b),
+            number: *number,
+            side: side(*s),
+            san: san.clone(),
+        },
+    })
+}

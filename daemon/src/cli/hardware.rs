@@ -1,0 +1,156 @@
+//! `bugbridge listen`, `bugbridge ports` and `bugbridge emulate`: checking a board, its
+//! cable and its clock, and emulating one for other software.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bugbridge_drivers::dgt::ClockSide;
+use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig};
+use bugbridge_drivers::trace::BoardId;
+use bugbridge_drivers::{DriverError, EmulateOptions, emulate_file, listen, ports};
+use clap::{Args, ValueEnum};
+
+/// A board protocol on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Driver {
+    /// DGT e-boards (with a DGT clock plugged in, if any).
+    Dgt,
+    /// Millennium ChessLink / eONE.
+    Millennium,
+}
+
+impl Driver {
+    fn kind(self) -> DriverKind {
+        match self {
+            Driver::Dgt => DriverKind::Dgt,
+            Driver::Millennium => DriverKind::Millennium,
+        }
+    }
+}
+
+/// The clock side White sits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Side {
+    /// Left of the clock.
+    Left,
+    /// Right of the clock.
+    Right,
+}
+
+impl Side {
+    fn clock_side(self) -> ClockSide {
+        match self {
+            Side::Left => ClockSide::Left,
+            Side::Right => ClockSide::Right,
+        }
+    }
+}
+
+/// Arguments of `listen`.
+#[derive(Debug, Args)]
+pub struct ListenArgs {
+    /// The board's protocol.
+    #[arg(long, value_enum)]
+    pub driver: Driver,
+    /// The serial device.
+    #[arg(long)]
+    pub port: PathBuf,
+    /// Which side of the clock White sits on.
+    #[arg(long, value_enum, default_value = "left")]
+    pub white_side: Side,
+}
+
+/// Arguments of `ports`.
+#[derive(Debug, Args)]
+pub struct PortsArgs {
+    /// Also ask each port whether a DGT or Millennium board answers (takes a moment).
+    #[arg(long)]
+    pub probe: bool,
+}
+
+/// Arguments of `emulate`.
+#[derive(Debug, Args)]
+pub struct EmulateArgs {
+    /// The protocol to speak.
+    #[arg(long, value_enum)]
+    pub driver: Driver,
+    /// The sensor trace to play.
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// Which board of the trace to play.
+    #[arg(long, default_value = "A", value_parser = parse_board)]
+    pub board: BoardId,
+    /// Play with the trace's timing divided by this (default: as fast as read).
+    #[arg(long)]
+    pub speed: Option<f64>,
+    /// Keep a symlink at this path pointing at the device.
+    #[arg(long)]
+    pub link: Option<PathBuf>,
+    /// The board lies turned 180°.
+    #[arg(long)]
+    pub rotated: bool,
+    /// Which side of the clock White sits on.
+    #[arg(long, value_enum, default_value = "left")]
+    pub white_side: Side,
+}
+
+fn parse_board(s: &str) -> Result<BoardId, String> {
+    BoardId::from_name(s).ok_or_else(|| format!("expected A or B, found {s:?}"))
+}
+
+async fn interrupted() {
+    super::signals::terminated().await;
+}
+
+fn status(e: &DriverError) -> u8 {
+    match e {
+        DriverError::Trace { .. } => 1,
+        DriverError::Config(_) => 2,
+        DriverError::Io(_) => 3,
+    }
+}
+
+pub(super) fn run_listen(args: ListenArgs) -> u8 {
+    let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
+    config.white_side = args.white_side.clock_side();
+    super::runtime(async move {
+        let mut out = std::io::stdout();
+        match listen(config, &mut out, interrupted()).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("listen: {e}");
+                status(&e)
+            }
+        }
+    })
+}
+
+pub(super) fn run_ports(args: PortsArgs) -> u8 {
+    let reports = ports(args.probe.then_some(Duration::from_millis(500)));
+    if reports.is_empty() {
+        eprintln!("no serial ports found");
+    }
+    for p in reports {
+        println!("{p}");
+    }
+    0
+}
+
+pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
+    let mut opts = EmulateOptions::new(args.driver.kind(), args.trace);
+    opts.board = args.board;
+    opts.speed = args.speed;
+    opts.link = args.link;
+    opts.rotated = args.rotated;
+    opts.white_side = args.white_side.clock_side();
+    super::runtime(async move {
+        let mut out = std::io::stdout();
+        match emulate_file(opts, &mut out, interrupted()).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("emulate: {e}");
+                status(&e)
+            }
+        }
+    })
+}

@@ -1,0 +1,716 @@
+//! The daemon's configuration: TOML, read in two steps (style lesson 15).
+//!
+//! [`RawConfig`] is what serde reads, with no I/O and no cross-field rules; [`Config`] is the
+//! validated, resolved form the daemon runs on. Every refusal names the file, the line and
+//! column, the key (`board[1].driver`) and the reason, so an organiser can fix the file at
+//! the table. Unknown keys are refused too: a misspelt key silently ignored is a board that
+//! does not do what the organiser thinks.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::rules::{BoardId, RulesetName};
+
+/// A configuration that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line and column, when the place is known.
+    pub position: Option<(usize, usize)>,
+    /// The key, as a path (`board[1].driver`), when known.
+    pub key: Option<String>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some((line, col)) = self.position {
+            write!(f, ":{line}:{col}")?;
+        }
+        f.write_str(": ")?;
+        if let Some(key) = &self.key {
+            write!(f, "key `{key}`: ")?;
+        }
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The board drivers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriverKind {
+    /// A DGT e-board (USB, serial or Bluetooth), maybe with a DGT clock plugged in.
+    Dgt,
+    /// A Millennium ChessLink / eONE board.
+    Millennium,
+    /// A board emulated on a pseudo-terminal, playing the trace of `board[].trace`.
+    Emulated,
+}
+
+/// Where a board's clock comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockSource {
+    /// A DGT clock relayed through this board.
+    Board,
+    /// No clock: moves are committed when the board has been stable for a while.
+    None,
+}
+
+/// Which side of the clock White sits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum WhiteSide {
+    /// The left side (the default).
+    #[default]
+    Left,
+    /// The right side.
+    Right,
+}
+
+/// How the board lies on the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Orientation {
+    /// Recognised from the start position (the default).
+    #[default]
+    Auto,
+    /// White at the connector's near side.
+    Normal,
+    /// Turned 180°.
+    Rotated,
+}
+
+/// Log output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines (the default).
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// The file as serde reads it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// `[match]`.
+    #[serde(rename = "match")]
+    pub match_: RawMatch,
+    /// `[[board]]`, one or two.
+    #[serde(default)]
+    pub board: Vec<Spanned<RawBoard>>,
+    /// `[mqtt]`.
+    #[serde(default)]
+    pub mqtt: Option<RawMqtt>,
+    /// `[http]`.
+    #[serde(default)]
+    pub http: Option<RawHttp>,
+    /// `[record]`.
+    #[serde(default)]
+    pub record: Option<RawRecord>,
+    /// `[inference]`.
+    #[serde(default)]
+    pub inference: Option<RawInference>,
+    /// `[log]`.
+    #[serde(default)]
+    pub log: Option<RawLog>,
+}
+
+/// `[match]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMatch {
+    /// The match id: topic and URL component.
+    pub id: Spanned<String>,
+    /// The ruleset name.
+    #[serde(default)]
+    pub ruleset: Option<Spanned<String>>,
+    /// `base+increment` in seconds.
+    #[serde(default)]
+    pub time_control: Option<Spanned<String>>,
+    /// BPGN tags.
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+}
+
+/// `[[board]]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBoard {
+    /// `A` or `B`.
+    pub name: Spanned<String>,
+    /// The driver.
+    pub driver: DriverKind,
+    /// The serial device path.
+    #[serde(default)]
+    pub port: Option<String>,
+    /// Reopen the board by its USB serial number instead of the path.
+    #[serde(default)]
+    pub usb_serial: Option<String>,
+    /// Where the clock comes from.
+    #[serde(default = "default_clock")]
+    pub clock: ClockSource,
+    /// Which side of the clock White sits on.
+    #[serde(default)]
+    pub white_side: WhiteSide,
+    /// How the board lies.
+    #[serde(default)]
+    pub orientation: Orientation,
+    /// For `emulated`: the sensor trace it plays.
+    #[serde(default)]
+    pub trace: Option<PathBuf>,
+}
+
+fn default_clock() -> ClockSource {
+    ClockSource::Board
+}
+
+/// `[mqtt]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMqtt {
+    /// `mqtt://host:port`, `mqtts://host:port`, or `embedded`.
+    pub url: Spanned<String>,
+    /// Topic prefix, `bughouse` by default.
+    #[serde(default)]
+    pub topic_prefix: Option<String>,
+    /// User name for the broker.
+    #[serde(default)]
+    pub username: Option<String>,
+    /// A file holding the broker password (kept out of the configuration).
+    #[serde(default)]
+    pub password_file: Option<PathBuf>,
+    /// Also publish arbiter alerts on the public `events` topic.
+    #[serde(default)]
+    pub alerts_public: bool,
+    /// Where the embedded broker listens (`url = "embedded"`).
+    #[serde(default)]
+    pub embedded_listen: Option<Spanned<String>>,
+}
+
+/// `[http]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHttp {
+    /// The listening address.
+    pub listen: Spanned<String>,
+    /// A file holding the arbiter's token.
+    #[serde(default)]
+    pub arbiter_token_file: Option<PathBuf>,
+}
+
+/// `[record]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRecord {
+    /// Where journals and BPGN files live.
+    pub dir: PathBuf,
+}
+
+/// `[inference]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawInference {
+    /// Boards without a clock: how long the board must be stable before a move counts.
+    #[serde(default)]
+    pub stable_commit_ms: Option<u64>,
+    /// How late the other board's press may arrive for a drop to count as in time.
+    #[serde(default)]
+    pub drop_tolerance_ms: Option<u64>,
+}
+
+/// `[log]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLog {
+    /// `text` or `json`.
+    #[serde(default)]
+    pub format: LogFormat,
+    /// A tracing filter, e.g. `info` or `bugbridge=debug`.
+    #[serde(default)]
+    pub level: Option<String>,
+}
+
+/// A time control: base seconds and increment per move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Seconds on each clock at the start.
+    pub base: u32,
+    /// Seconds added per move (Fischer).
+    pub increment: u32,
+}
+
+impl TimeControl {
+    /// Parses `180+0` (or `180`).
+    #[must_use]
+    pub fn parse(s: &str) -> Option<TimeControl> {
+        let (base, inc) = s.split_once('+').unwrap_or((s, "0"));
+        Some(TimeControl {
+            base: base.trim().parse().ok()?,
+            increment: inc.trim().parse().ok()?,
+        })
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}+{}", self.base, self.increment)
+    }
+}
+
+/// One board, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardConfig {
+    /// A or B.
+    pub id: BoardId,
+    /// The driver.
+    pub driver: DriverKind,
+    /// The device path (none for a board found by USB serial number only).
+    pub port: Option<String>,
+    /// The USB serial number to find the board by.
+    pub usb_serial: Option<String>,
+    /// Whether a clock is relayed through the board.
+    pub clock: ClockSource,
+    /// Which side of the clock White sits on.
+    pub white_side: WhiteSide,
+    /// How the board lies.
+    pub orientation: Orientation,
+    /// For an emulated board: the trace it plays.
+    pub trace: Option<PathBuf>,
+}
+
+/// MQTT, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MqttConfig {
+    /// The broker URL or `embedded`.
+    pub url: String,
+    /// Topic prefix.
+    pub topic_prefix: String,
+    /// User name.
+    pub username: Option<String>,
+    /// Password file.
+    pub password_file: Option<PathBuf>,
+    /// Alerts also on the public topic.
+    pub alerts_public: bool,
+    /// Embedded broker address.
+    pub embedded_listen: SocketAddr,
+}
+
+/// HTTP, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpConfig {
+    /// The listening address.
+    pub listen: SocketAddr,
+    /// The arbiter token file; without it the arbiter view is closed.
+    pub arbiter_token_file: Option<PathBuf>,
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// The match id.
+    pub match_id: String,
+    /// The ruleset.
+    pub ruleset: RulesetName,
+    /// The time control, if known.
+    pub time_control: Option<TimeControl>,
+    /// BPGN tags.
+    pub tags: BTreeMap<String, String>,
+    /// The boards, A first.
+    pub boards: Vec<BoardConfig>,
+    /// MQTT, if publishing.
+    pub mqtt: Option<MqttConfig>,
+    /// HTTP, if serving.
+    pub http: Option<HttpConfig>,
+    /// Journals and BPGN files.
+    pub record_dir: PathBuf,
+    /// Clockless commit delay.
+    pub stable_commit_ms: u64,
+    /// Cross-board drop tolerance.
+    pub drop_tolerance_ms: u64,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Log filter.
+    pub log_level: String,
+}
+
+/// The default embedded broker address.
+pub const DEFAULT_EMBEDDED_LISTEN: &str = "127.0.0.1:1883";
+
+/// Byte offset → 1-based (line, column).
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text.as_bytes()[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    (line, col)
+}
+
+impl Config {
+    /// Reads and validates the file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] naming the place and the reason.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: path.to_owned(),
+            position: None,
+            key: None,
+            reason: format!("cannot read: {e}"),
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses and validates `text` (named `file` in errors).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] naming the place and the reason.
+    pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
+        let at = |span: Option<std::ops::Range<usize>>, key: Option<String>, reason: String| {
+            ConfigError {
+                file: file.to_owned(),
+                position: span.map(|s| line_col(text, s.start)),
+                key,
+                reason,
+            }
+        };
+        let de = toml::Deserializer::parse(text)
+            .map_err(|e| at(e.span(), None, e.message().to_owned()))?;
+        let raw: RawConfig = serde_path_to_error::deserialize(de).map_err(|e| {
+            // `Spanned` wrappers show up as private path segments: leave them out.
+            let path = e
+                .path()
+                .to_string()
+                .split('.')
+                .filter(|seg| !seg.starts_with("$__"))
+                .collect::<Vec<_>>()
+                .join(".");
+            let inner = e.into_inner();
+            let key = (path != "." && !path.is_empty()).then_some(path);
+            at(inner.span(), key, inner.message().to_owned())
+        })?;
+        Config::from_raw(raw, file, &|span, key: &str, reason: String| {
+            at(Some(span), Some(key.to_owned()), reason)
+        })
+    }
+
+    fn from_raw(
+        raw: RawConfig,
+        file: &Path,
+        at: &dyn Fn(std::ops::Range<usize>, &str, String) -> ConfigError,
+    ) -> Result<Config, ConfigError> {
+        let id = raw.match_.id;
+        if !valid_match_id(id.get_ref()) {
+            return Err(at(
+                id.span(),
+                "match.id",
+                "a match id is 1 to 64 letters, digits, '-', '_' or '.'".into(),
+            ));
+        }
+        let ruleset = match &raw.match_.ruleset {
+            Some(r) => r
+                .get_ref()
+                .parse::<RulesetName>()
+                .map_err(|e| at(r.span(), "match.ruleset", e.to_string()))?,
+            None => RulesetName::Fide,
+        };
+        let time_control = match &raw.match_.time_control {
+            Some(tc) => Some(TimeControl::parse(tc.get_ref()).ok_or_else(|| {
+                at(
+                    tc.span(),
+                    "match.time_control",
+                    "expected seconds and increment like \"180+0\"".into(),
+                )
+            })?),
+            None => None,
+        };
+        if raw.board.is_empty() || raw.board.len() > 2 {
+            return Err(ConfigError {
+                file: file.to_owned(),
+                position: None,
+                key: Some("board".into()),
+                reason: format!(
+                    "expected one or two [[board]] tables, found {}",
+                    raw.board.len()
+                ),
+            });
+        }
+        let mut boards: Vec<BoardConfig> = Vec::new();
+        for (i, b) in raw.board.iter().enumerate() {
+            let span = b.span();
+            let b = b.get_ref();
+            let key = |k: &str| format!("board[{i}].{k}");
+            let id = match b.name.get_ref().as_str() {
+                "A" | "a" => BoardId::A,
+                "B" | "b" => BoardId::B,
+                other => {
+                    return Err(at(
+                        b.name.span(),
+                        &key("name"),
+                        format!("expected \"A\" or \"B\", found {other:?}"),
+                    ));
+                }
+            };
+            if boards.iter().any(|o| o.id == id) {
+                return Err(at(
+                    b.name.span(),
+                    &key("name"),
+                    format!("board {id} is configured twice"),
+                ));
+            }
+            match b.driver {
+                DriverKind::Emulated if b.trace.is_none() => {
+                    return Err(at(
+                        span,
+                        &key("trace"),
+                        "an emulated board needs the trace it plays".into(),
+                    ));
+                }
+                DriverKind::Dgt | DriverKind::Millennium
+                    if b.port.is_none() && b.usb_serial.is_none() =>
+                {
+                    return Err(at(
+                        span,
+                        &key("port"),
+                        "a board needs a port or a usb_serial".into(),
+                    ));
+                }
+                _ => {}
+            }
+            if let Some(port) = &b.port {
+                if boards.iter().any(|o| o.port.as_deref() == Some(port)) {
+                    return Err(at(
+                        span,
+                        &key("port"),
+                        format!("port {port} is used by both boards"),
+                    ));
+                }
+            }
+            if b.driver == DriverKind::Millennium && b.clock == ClockSource::Board {
+                return Err(at(
+                    span,
+                    &key("clock"),
+                    "a Millennium board relays no clock: set clock = \"none\"".into(),
+                ));
+            }
+            boards.push(BoardConfig {
+                id,
+                driver: b.driver,
+                port: b.port.clone(),
+                usb_serial: b.usb_serial.clone(),
+                clock: b.clock,
+                white_side: b.white_side,
+                orientation: b.orientation,
+                trace: b.trace.clone(),
+            });
+        }
+        boards.sort_by_key(|b| b.id);
+        let mqtt = match raw.mqtt {
+            Some(m) => {
+                let url = m.url.get_ref().clone();
+                let ok =
+                    url == "embedded" || url.starts_with("mqtt://") || url.starts_with("mqtts://");
+                if !ok {
+                    return Err(at(
+                        m.url.span(),
+                        "mqtt.url",
+                        "expected \"embedded\", mqtt://host:port or mqtts://host:port".into(),
+                    ));
+                }
+                let embedded_listen = match &m.embedded_listen {
+                    Some(s) => s.get_ref().parse().map_err(|_| {
+                        at(
+                            s.span(),
+                            "mqtt.embedded_listen",
+                            "expected an address like 127.0.0.1:1883".into(),
+                        )
+                    })?,
+                    None => DEFAULT_EMBEDDED_LISTEN.parse().map_err(|_| {
+                        at(
+                            m.url.span(),
+                            "mqtt.embedded_listen",
+                            "bad default address".into(),
+                        )
+                    })?,
+                };
+                Some(MqttConfig {
+                    url,
+                    topic_prefix: m.topic_prefix.unwrap_or_else(|| "bughouse".into()),
+                    username: m.username,
+                    password_file: m.password_file,
+                    alerts_public: m.alerts_public,
+                    embedded_listen,
+                })
+            }
+            None => None,
+        };
+        let http = match raw.http {
+            Some(h) => Some(HttpConfig {
+                listen: h.listen.get_ref().parse().map_err(|_| {
+                    at(
+                        h.listen.span(),
+                        "http.listen",
+                        "expected an address like 127.0.0.1:8080".into(),
+                    )
+                })?,
+                arbiter_token_file: h.arbiter_token_file,
+            }),
+            None => None,
+        };
+        let inference = raw.inference.unwrap_or(RawInference {
+            stable_commit_ms: None,
+            drop_tolerance_ms: None,
+        });
+        let log = raw.log.unwrap_or(RawLog {
+            format: LogFormat::Text,
+            level: None,
+        });
+        Ok(Config {
+            match_id: id.into_inner(),
+            ruleset,
+            time_control,
+            tags: raw.match_.tags,
+            boards,
+            mqtt,
+            http,
+            record_dir: raw.record.map_or_else(|| PathBuf::from("games"), |r| r.dir),
+            stable_commit_ms: inference.stable_commit_ms.unwrap_or(1500),
+            drop_tolerance_ms: inference.drop_tolerance_ms.unwrap_or(300),
+            log_format: log.format,
+            log_level: log.level.unwrap_or_else(|| "info".into()),
+        })
+    }
+}
+
+/// A match id is used in topics, URLs and file names: 1 to 64 of `[A-Za-z0-9._-]`.
+#[must_use]
+pub fn valid_match_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        && id != "."
+        && id != ".."
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+[match]
+id = "table-1"
+ruleset = "fide"
+time_control = "180+0"
+[match.tags]
+Event = "Club night"
+WhiteA = "Ann"
+
+[[board]]
+name = "A"
+driver = "dgt"
+port = "/dev/ttyUSB0"
+clock = "board"
+white_side = "left"
+
+[[board]]
+name = "B"
+driver = "millennium"
+port = "/dev/ttyUSB1"
+clock = "none"
+
+[mqtt]
+url = "mqtt://127.0.0.1:1883"
+topic_prefix = "bughouse"
+
+[http]
+listen = "127.0.0.1:8080"
+arbiter_token_file = "arbiter.token"
+
+[record]
+dir = "games"
+"#;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("table.toml"))
+    }
+
+    #[test]
+    fn the_documented_keys_are_read() {
+        let c = parse(GOOD).unwrap();
+        assert_eq!(c.match_id, "table-1");
+        assert_eq!(
+            c.time_control,
+            Some(TimeControl {
+                base: 180,
+                increment: 0
+            })
+        );
+        assert_eq!(c.boards.len(), 2);
+        assert_eq!(c.boards[1].driver, DriverKind::Millennium);
+        assert_eq!(c.tags.get("WhiteA").map(String::as_str), Some("Ann"));
+        assert_eq!(c.http.unwrap().listen.port(), 8080);
+        assert_eq!(c.mqtt.unwrap().topic_prefix, "bughouse");
+    }
+
+    #[test]
+    fn a_bad_value_names_key_line_and_reason() {
+        let bad = GOOD.replace("driver = \"dgt\"", "driver = \"dgtx\"");
+        let e = parse(&bad).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("board[0].driver"));
+        assert_eq!(e.position.map(|p| p.0), Some(12));
+        assert!(e.reason.contains("dgtx"), "{e}");
+        assert!(e.to_string().starts_with("table.toml:12:"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused() {
+        let bad = GOOD.replace("white_side = \"left\"", "whiteside = \"left\"");
+        let e = parse(&bad).unwrap_err();
+        assert!(e.reason.contains("whiteside"), "{e}");
+        assert_eq!(e.position.map(|p| p.0), Some(15));
+    }
+
+    #[test]
+    fn semantic_errors_name_the_key() {
+        let e = parse(&GOOD.replace("ruleset = \"fide\"", "ruleset = \"blitz\"")).unwrap_err();
+        assert_eq!(
+            (e.key.as_deref(), e.position.map(|p| p.0)),
+            (Some("match.ruleset"), Some(4))
+        );
+        let e = parse(&GOOD.replace("name = \"B\"", "name = \"A\"")).unwrap_err();
+        assert!(e.reason.contains("twice"), "{e}");
+        let e = parse(&GOOD.replace("\"180+0\"", "\"3 minutes\"")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("match.time_control"));
+        let e = parse(&GOOD.replace("127.0.0.1:8080", "localhost")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("http.listen"));
+        let e = parse(&GOOD.replace("mqtt://127.0.0.1:1883", "http://x")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("mqtt.url"));
+        let e = parse(&GOOD.replace("id = \"table-1\"", "id = \"../etc\"")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("match.id"));
+    }
+
+    #[test]
+    fn broken_toml_names_the_line() {
+        let e = parse("[match]\nid = \"x\n").unwrap_err();
+        assert_eq!(e.position.map(|p| p.0), Some(2));
+        let e = parse("").unwrap_err();
+        assert!(e.reason.contains("match"), "{e}");
+    }
+}

@@ -1,0 +1,208 @@
+//! [`Match`]: one table's match, fed sensor events, answering with decisions and views.
+
+use std::collections::BTreeMap;
+
+use crate::infer::{InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
+use crate::publish::{ClockReading, View};
+use crate::record::bpgn::{MatchRecord, text};
+use crate::rules::{BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
+
+/// How a match ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct End {
+    /// The result.
+    pub result: MatchResult,
+    /// Why, when it is one of the published reasons.
+    pub reason: Option<EndReason>,
+    /// The board where it ended.
+    pub board: Option<BoardId>,
+    /// Words for people (the BPGN end comment).
+    pub detail: String,
+}
+
+/// One table's match.
+#[derive(Debug, Clone)]
+pub struct Match {
+    id: String,
+    tags: BTreeMap<String, String>,
+    inferrer: Inferrer,
+    clocks: ByBoard<Option<ClockReading>>,
+    clock_at: u64,
+    connected: ByBoard<bool>,
+    end: Option<End>,
+    /// Ends of games already finished at this table (a new game started after them).
+    finished_ends: Vec<Option<End>>,
+}
+
+impl Match {
+    /// A match `id` with BPGN `tags`, inferred with `config` from `start` (the initial
+    /// position when `None`).
+    #[must_use]
+    pub fn new(
+        id: &str,
+        tags: BTreeMap<String, String>,
+        config: InferConfig,
+        start: Option<BughouseGame>,
+    ) -> Match {
+        Match {
+            id: id.to_owned(),
+            tags,
+            inferrer: Inferrer::new(config, start),
+            clocks: ByBoard::default(),
+            clock_at: 0,
+            connected: ByBoard { a: true, b: true },
+            end: None,
+            finished_ends: Vec::new(),
+        }
+    }
+
+    /// The match id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The inference.
+    #[must_use]
+    pub const fn inferrer(&self) -> &Inferrer {
+        &self.inferrer
+    }
+
+    /// The BPGN tags.
+    #[must_use]
+    pub const fn tags(&self) -> &BTreeMap<String, String> {
+        &self.tags
+    }
+
+    /// The committed moves of the current game.
+    #[must_use]
+    pub fn record(&self) -> &[RecordEntry] {
+        self.inferrer.record()
+    }
+
+    /// How the current game ended, if it did.
+    #[must_use]
+    pub const fn end(&self) -> Option<&End> {
+        self.end.as_ref()
+    }
+
+    /// Feeds one event at trace time `t` (`wall_ms`: the server clock, for viewers).
+    pub fn feed(&mut self, t: u64, ev: &SensorEvent, wall_ms: u64) -> Vec<Inference> {
+        match *ev {
+            SensorEvent::Clock {
+                board,
+                white,
+                black,
+                running,
+            } => {
+                self.clocks[board] = Some(ClockReading {
+                    times: ByColor { white, black },
+                    running,
+                });
+                self.clock_at = wall_ms;
+            }
+            SensorEvent::Link { board, up } => self.connected[board] = up,
+            SensorEvent::Snapshot { board, .. } => self.connected[board] = true,
+            _ => {}
+        }
+        let out = self.inferrer.observe(t, ev);
+        self.absorb(&out);
+        out
+    }
+
+    /// Lets the inference's timers run to trace time `t`.
+    pub fn tick(&mut self, t: u64) -> Vec<Inference> {
+        let out = self.inferrer.tick(t);
+        self.absorb(&out);
+        out
+    }
+
+    fn absorb(&mut self, out: &[Inference]) {
+        for inf in out {
+            match inf {
+                Inference::End {
+                    board,
+                    result,
+                    reason,
+                    detail,
+                    ..
+                } => {
+                    self.end = Some(End {
+                        result: *result,
+                        reason: *reason,
+                        board: *board,
+                        detail: detail.clone(),
+                    });
+                }
+                Inference::NewGame { .. } => {
+                    self.finished_ends.push(self.end.take());
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// What the published state is made of.
+    #[must_use]
+    pub fn view(&self) -> View<'_> {
+        View {
+            match_id: &self.id,
+            game: self.inferrer.game(),
+            record: self.inferrer.record(),
+            clocks: self.clocks,
+            clock_at: self.clock_at,
+            connected: self.connected,
+            tags: &self.tags,
+            end: self
+                .end
+                .as_ref()
+                .map(|e| (e.result, e.reason, e.board, e.detail.as_str())),
+        }
+    }
+
+    fn bpgn_of(&self, moves: &[RecordEntry], end: Option<&End>) -> String {
+        text(&MatchRecord {
+            tags: self
+                .tags
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            setup: None,
+            moves,
+            result: end.map(|e| e.result),
+            end: end.map(|e| (e.reason, e.detail.clone())),
+        })
+    }
+
+    /// The BPGN of the current game.
+    #[must_use]
+    pub fn bpgn(&self) -> String {
+        self.bpgn_of(self.inferrer.record(), self.end.as_ref())
+    }
+
+    /// The BPGN of the last game finished at the table (a new one has begun since).
+    #[must_use]
+    pub fn finished_bpgn(&self) -> Option<String> {
+        let i = self.inferrer.finished_records().len().checked_sub(1)?;
+        let moves = &self.inferrer.finished_records()[i];
+        Some(self.bpgn_of(moves, self.finished_ends.get(i).and_then(Option::as_ref)))
+    }
+
+    /// The BPGN of every game played at the table so far, finished ones first.
+    #[must_use]
+    pub fn all_bpgn(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .inferrer
+            .finished_records()
+            .iter()
+            .enumerate()
+            .map(|(i, moves)| {
+                self.bpgn_of(moves, self.finished_ends.get(i).and_then(Option::as_ref))
+            })
+            .collect();
+        if !self.inferrer.record().is_empty() || out.is_empty() {
+            out.push(self.bpgn());
+        }
+        out
+    }
+}

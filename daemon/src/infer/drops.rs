@@ -1,0 +1,115 @@
+//! Drops across the two boards: a piece may be dropped only after the partner's capture
+//! that supplies it was completed (`rules.md` §2). The two presses race over the wire, so a
+//! drop of a piece not yet in hand waits up to `drop_tolerance_ms` for the other board's
+//! press (case 30); the rest of its board's events queue behind it, the other board goes
+//! on. Beyond the tolerance it is `premature-drop` when the capture stands on the other
+//! board unpressed, `drop-not-in-hand` when nothing supplies it.
+
+use crate::rules::{BoardId, ByColor, IllegalReason, Legality, Move, Role};
+
+use super::Inferrer;
+use super::board_track::DeferredDrop;
+use super::matcher::Explanation;
+use super::output::{Inference, MoveFlags};
+
+impl Inferrer {
+    pub(crate) fn defer_drop(
+        &mut self,
+        board: BoardId,
+        exp: Explanation,
+        t: u64,
+        readings: Option<ByColor<f64>>,
+        flags: MoveFlags,
+    ) {
+        let deadline = t.saturating_add(self.config.drop_tolerance_ms);
+        self.tracks[board].deferred = Some(DeferredDrop {
+            exp,
+            t,
+            readings,
+            deadline,
+            flags,
+        });
+    }
+
+    /// The tolerance ran out: the drop is committed as illegal.
+    pub(crate) fn expire_deferred(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        let Some(mut d) = self.tracks[board].deferred.take() else {
+            return;
+        };
+        let reason = match self.game.board(board).classify(&d.exp.mv) {
+            Legality::Illegal(IllegalReason::DropNotInHand) => {
+                if self.capture_pending_on_other_board(board, &d.exp.mv) {
+                    d.flags.premature = true;
+                    IllegalReason::PrematureDrop
+                } else {
+                    IllegalReason::DropNotInHand
+                }
+            }
+            Legality::Illegal(r) => r,
+            Legality::Legal => {
+                d.exp.legality = Legality::Legal;
+                self.commit(board, d.exp, d.t, d.readings, d.flags, out);
+                self.drain_queue(board, out);
+                return;
+            }
+        };
+        d.exp.legality = Legality::Illegal(reason);
+        self.commit(board, d.exp, d.t, d.readings, d.flags, out);
+        self.drain_queue(board, out);
+    }
+
+    /// After a commit: a deferred drop whose piece is now in hand is legal.
+    pub(crate) fn after_handoff(&mut self, out: &mut Vec<Inference>) {
+        for board in BoardId::ALL {
+            let ready = self.tracks[board].deferred.as_ref().is_some_and(|d| {
+                self.game.board(board).classify(&d.exp.mv)
+                    != Legality::Illegal(IllegalReason::DropNotInHand)
+            });
+            if ready {
+                if let Some(mut d) = self.tracks[board].deferred.take() {
+                    d.exp.legality = self.game.board(board).classify(&d.exp.mv);
+                    self.commit(board, d.exp, d.t, d.readings, d.flags, out);
+                    self.drain_queue(board, out);
+                }
+            }
+        }
+    }
+
+    /// Handles the events that queued behind a deferred drop.
+    fn drain_queue(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        let queue = std::mem::take(&mut self.tracks[board].queue);
+        let mut rest = queue.into_iter();
+        for (t, ev) in rest.by_ref() {
+            self.handle(t, &ev, out);
+            if self.tracks[board].deferred.is_some() {
+                break;
+            }
+        }
+        let remaining: Vec<_> = rest.collect();
+        if !remaining.is_empty() {
+            let q = &mut self.tracks[board].queue;
+            let mut merged = remaining;
+            merged.append(q);
+            *q = merged;
+        }
+    }
+
+    /// Whether the other board shows, unpressed, the capture that would supply the drop:
+    /// a piece of the dropped kind and colour is missing there against its committed
+    /// position.
+    fn capture_pending_on_other_board(&self, board: BoardId, m: &Move) -> bool {
+        let Move::Drop { piece, .. } = *m else {
+            return false;
+        };
+        let other = board.other();
+        let pos = self.game.board(other);
+        let phys = &self.tracks[other].physical;
+        let ours = pos.board().by_color(piece.color);
+        let committed = if piece.role == Role::Pawn {
+            (pos.board().by_role(Role::Pawn) & ours).count() + (pos.promoted() & ours).count()
+        } else {
+            (pos.board().by_role(piece.role) & ours - pos.promoted()).count()
+        };
+        committed > phys.count(piece)
+    }
+}

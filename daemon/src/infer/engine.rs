@@ -1,0 +1,676 @@
+//! The state machine: sensor events in, decisions out.
+
+use crate::rules::notation::{san_string, write_bfen};
+use crate::rules::{
+    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, GameEnd, IllegalReason,
+    Legality, MatchResult, MaterialMismatch, MoveList, Piece, Square,
+};
+
+use super::board_track::{PendingPress, Track};
+use super::matcher::{self, Explanation};
+use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
+use super::{InferConfig, OperatorAction, SensorEvent};
+
+/// The move inference of one match (both boards): a pure state machine.
+///
+/// Feed it every event in arrival order with its trace time ([`Inferrer::observe`]), and
+/// call [`Inferrer::tick`] when no event comes (timers: clockless commits, the drop
+/// tolerance, the grace of a press whose piece is still in hand). It never reads a clock
+/// and never fails: whatever the input, it records what physically happened, alerts when
+/// in doubt, and never emits a move it cannot explain.
+#[derive(Debug, Clone)]
+pub struct Inferrer {
+    pub(crate) config: InferConfig,
+    pub(crate) start: BughouseGame,
+    pub(crate) game: BughouseGame,
+    pub(crate) record: Vec<RecordEntry>,
+    pub(crate) finished: Vec<Vec<RecordEntry>>,
+    pub(crate) tracks: ByBoard<Track>,
+    /// Pieces dropped before the capture that supplies them: settled by that capture.
+    pub(crate) debts: ByBoard<ByColor<[u8; 6]>>,
+    pub(crate) last_mismatch: Option<MaterialMismatch>,
+    pub(crate) scratch: MoveList,
+    pub(crate) end_reported: bool,
+}
+
+impl Inferrer {
+    /// A new inference from `start` (both boards in the start position when `None`).
+    #[must_use]
+    pub fn new(config: InferConfig, start: Option<BughouseGame>) -> Inferrer {
+        let start = start.unwrap_or_else(|| BughouseGame::new(config.ruleset));
+        let tracks = ByBoard::new_with(|b| Track::new(*start.board(b).board()));
+        Inferrer {
+            config,
+            game: start.clone(),
+            start,
+            record: Vec::new(),
+            finished: Vec::new(),
+            tracks,
+            debts: ByBoard::default(),
+            last_mismatch: None,
+            scratch: MoveList::with_capacity(256),
+            end_reported: false,
+        }
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub const fn config(&self) -> &InferConfig {
+        &self.config
+    }
+
+    /// The game as committed so far.
+    #[must_use]
+    pub const fn game(&self) -> &BughouseGame {
+        &self.game
+    }
+
+    /// The committed moves of the current game, in the order they were decided.
+    #[must_use]
+    pub fn record(&self) -> &[RecordEntry] {
+        &self.record
+    }
+
+    /// The records of earlier games of this trace (before each new game).
+    #[must_use]
+    pub fn finished_records(&self) -> &[Vec<RecordEntry>] {
+        &self.finished
+    }
+
+    /// The latest clock reading of `board` (White's and Black's seconds).
+    #[must_use]
+    pub fn clock(&self, board: BoardId) -> Option<ByColor<f64>> {
+        self.tracks[board].readings
+    }
+
+    /// What the sensors of `board` show now, in true orientation.
+    #[must_use]
+    pub fn physical(&self, board: BoardId) -> &Board {
+        &self.tracks[board].physical
+    }
+
+    /// Feeds one event at trace time `t` (ms) and returns what it decided.
+    pub fn observe(&mut self, t: u64, ev: &SensorEvent) -> Vec<Inference> {
+        let mut out = Vec::new();
+        self.observe_into(t, ev, &mut out);
+        out
+    }
+
+    /// Like [`Inferrer::observe`], appending to `out` (no allocation when nothing is
+    /// decided).
+    pub fn observe_into(&mut self, t: u64, ev: &SensorEvent, out: &mut Vec<Inference>) {
+        self.run_timers(t, out);
+        if let Some(board) = ev.board() {
+            if self.tracks[board].deferred.is_some() && !matches!(ev, SensorEvent::Operator(_)) {
+                self.tracks[board].queue.push((t, ev.clone()));
+                return;
+            }
+        }
+        self.handle(t, ev, out);
+    }
+
+    /// Runs the timers up to `t` (ms) and returns what they decided.
+    pub fn tick(&mut self, t: u64) -> Vec<Inference> {
+        let mut out = Vec::new();
+        self.run_timers(t, &mut out);
+        out
+    }
+
+    pub(crate) fn handle(&mut self, t: u64, ev: &SensorEvent, out: &mut Vec<Inference>) {
+        match *ev {
+            SensorEvent::Snapshot { board, placement } => {
+                self.on_snapshot(t, board, placement, out)
+            }
+            SensorEvent::Square { board, sq, piece } => self.on_square(t, board, sq, piece, out),
+            SensorEvent::Clock {
+                board,
+                white,
+                black,
+                running,
+            } => self.on_clock(t, board, ByColor { white, black }, running, out),
+            SensorEvent::Link { board, up } => self.on_link(t, board, up, out),
+            SensorEvent::Operator(ref op) => self.on_operator(t, op, out),
+        }
+    }
+
+    fn run_timers(&mut self, t: u64, out: &mut Vec<Inference>) {
+        for board in BoardId::ALL {
+            let track = &self.tracks[board];
+            if track.deferred.as_ref().is_some_and(|d| d.deadline <= t) {
+                self.expire_deferred(board, out);
+            }
+            let track = &self.tracks[board];
+            if track.pending.is_some_and(|p| !p.alerted && p.deadline <= t) {
+                self.alert_pending(board, out);
+            }
+            let track = &self.tracks[board];
+            if !self.config.clock[board]
+                && !track.settled
+                && t >= track
+                    .last_change
+                    .saturating_add(self.config.stable_commit_ms)
+            {
+                let at = track
+                    .last_change
+                    .saturating_add(self.config.stable_commit_ms);
+                self.tracks[board].settled = true;
+                self.clockless_commit(board, at, out);
+            }
+        }
+    }
+
+    fn on_snapshot(&mut self, t: u64, board: BoardId, placement: Board, out: &mut Vec<Inference>) {
+        let track = &mut self.tracks[board];
+        if !track.oriented {
+            track.oriented = true;
+            let committed = self.game.board(board);
+            let straight = matcher::diff(committed, &placement).count();
+            let turned = matcher::diff(committed, &placement.rotate_180()).count();
+            track.rotated = turned < straight && turned <= 2;
+        }
+        let placement = if track.rotated {
+            placement.rotate_180()
+        } else {
+            placement
+        };
+        track.physical = placement;
+        track.last_change = t;
+        track.settled = false;
+        if track.awaiting_snapshot {
+            track.awaiting_snapshot = false;
+            track.gap_check = true;
+        }
+        self.retry_pending(board, out);
+        self.check_new_game(t, out);
+    }
+
+    fn on_square(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        sq: Square,
+        piece: Option<Piece>,
+        out: &mut Vec<Inference>,
+    ) {
+        let track = &mut self.tracks[board];
+        if track.awaiting_snapshot {
+            return;
+        }
+        let sq = track.orient(sq);
+        track.note(sq, piece);
+        track.physical.set_square(sq, piece);
+        track.last_change = t;
+        track.settled = false;
+        if track.pending.is_some() {
+            self.retry_pending(board, out);
+        }
+        if piece.is_some() {
+            self.check_new_game(t, out);
+        }
+    }
+
+    fn on_link(&mut self, t: u64, board: BoardId, up: bool, out: &mut Vec<Inference>) {
+        let track = &mut self.tracks[board];
+        if up {
+            track.awaiting_snapshot = true;
+            return;
+        }
+        track.awaiting_snapshot = true;
+        out.push(Inference::Alert(Alert {
+            t,
+            board: Some(board),
+            code: AlertCode::LinkLost,
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail: format!("board {board}: the device connection dropped"),
+        }));
+    }
+
+    fn on_clock(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        readings: ByColor<f64>,
+        running: Option<Color>,
+        out: &mut Vec<Inference>,
+    ) {
+        for color in Color::ALL {
+            let r = readings[color];
+            let track = &mut self.tracks[board];
+            if r.is_finite() && r <= 0.0 && !track.flag_alerted[color] {
+                track.flag_alerted[color] = true;
+                out.push(Inference::Alert(Alert {
+                    t,
+                    board: Some(board),
+                    code: AlertCode::FlagFall,
+                    reason: None,
+                    number: None,
+                    side: Some(color),
+                    san: None,
+                    detail: format!("board {board}: {color}'s flag fell"),
+                }));
+            }
+        }
+        let track = &mut self.tracks[board];
+        let previous = track.running;
+        let seen = track.clock_seen;
+        track.running = running;
+        track.clock_seen = true;
+        track.readings = Some(readings);
+        let gap_check = std::mem::replace(&mut track.gap_check, false);
+        match (previous, running) {
+            (Some(x), Some(y)) if x != y && seen => self.on_press(t, board, x, Some(readings), out),
+            _ if gap_check => self.infer_gap(t, board, out),
+            _ => {}
+        }
+    }
+
+    /// A clock press by `by`: the move of `by` that explains the board is completed.
+    fn on_press(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        by: Color,
+        readings: Option<ByColor<f64>>,
+        out: &mut Vec<Inference>,
+    ) {
+        self.tracks[board].last_press_t = t;
+        if let Some(p) = self.tracks[board].pending.take() {
+            if !self.try_resolve(board, p, true, out) {
+                if !p.alerted {
+                    self.tracks[board].pending = Some(p);
+                    self.alert_pending(board, out);
+                }
+                // A second press while the board still matches nothing: the first press
+                // is given up; the board is judged afresh for this one.
+            }
+        }
+        let press = PendingPress {
+            by,
+            t,
+            readings,
+            deadline: t.saturating_add(self.config.press_grace_ms),
+            alerted: false,
+        };
+        if self.tracks[board].awaiting_snapshot {
+            self.tracks[board].pending = Some(press);
+            return;
+        }
+        if !self.try_resolve(board, press, false, out) {
+            // Nothing explains the board yet: the piece may still be in hand (a drop not
+            // yet put down shows no difference at all). Wait for the board to settle; the
+            // grace timer alerts if it does not.
+            self.tracks[board].pending = Some(press);
+        }
+    }
+
+    /// Tries to explain the board for the press `p`; commits and returns `true` when it
+    /// can. `late`: the board settled only after the press (the piece was still in hand).
+    pub(crate) fn try_resolve(
+        &mut self,
+        board: BoardId,
+        p: PendingPress,
+        late: bool,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let pos = self.game.board(board);
+        let track = &self.tracks[board];
+        let found = matcher::explain(
+            pos,
+            &track.physical,
+            p.by,
+            &track.lifts,
+            &mut self.scratch,
+            false,
+        );
+        let Some(mut exp) = found else {
+            return false;
+        };
+        if let Some(corrected) = self.promotion_correction(board, p.t, &exp, out) {
+            exp = corrected;
+        }
+        let flags = MoveFlags {
+            late_put: late,
+            ..MoveFlags::default()
+        };
+        self.commit_explained(board, exp, p.t, p.readings, flags, out);
+        true
+    }
+
+    fn retry_pending(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        if self.tracks[board].awaiting_snapshot {
+            return;
+        }
+        if let Some(p) = self.tracks[board].pending.take() {
+            if !self.try_resolve(board, p, true, out) {
+                self.tracks[board].pending = Some(p);
+            }
+        }
+    }
+
+    fn alert_pending(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        let Some(mut p) = self.tracks[board].pending else {
+            return;
+        };
+        p.alerted = true;
+        self.tracks[board].pending = Some(p);
+        let pos = self.game.board(board);
+        let physical = &self.tracks[board].physical;
+        if matcher::diff(pos, physical).is_empty() || matcher::looks_unfinished(pos, physical, p.by)
+        {
+            self.alert_no_move(board, p, out);
+        } else {
+            let squares: Vec<String> = matcher::diff(pos, physical)
+                .into_iter()
+                .map(|s| s.to_string())
+                .collect();
+            out.push(Inference::Alert(Alert {
+                t: p.t.max(p.deadline),
+                board: Some(board),
+                code: AlertCode::UnrecognizedPosition,
+                reason: None,
+                number: None,
+                side: Some(p.by),
+                san: None,
+                detail: format!(
+                    "board {board}: {} pressed the clock but the board matches no move (squares {}); waiting for it to match",
+                    p.by,
+                    squares.join(" ")
+                ),
+            }));
+        }
+    }
+
+    fn alert_no_move(&mut self, board: BoardId, p: PendingPress, out: &mut Vec<Inference>) {
+        out.push(Inference::Alert(Alert {
+            t: p.t,
+            board: Some(board),
+            code: AlertCode::ClockWithoutMove,
+            reason: None,
+            number: None,
+            side: Some(p.by),
+            san: None,
+            detail: format!(
+                "board {board}: {} pressed the clock without a completed move",
+                p.by
+            ),
+        }));
+    }
+
+    /// Commits an explanation, or defers a drop whose piece is not in hand yet.
+    pub(crate) fn commit_explained(
+        &mut self,
+        board: BoardId,
+        exp: Explanation,
+        t: u64,
+        readings: Option<ByColor<f64>>,
+        flags: MoveFlags,
+        out: &mut Vec<Inference>,
+    ) {
+        if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
+            self.defer_drop(board, exp, t, readings, flags);
+            return;
+        }
+        self.commit(board, exp, t, readings, flags, out);
+    }
+
+    /// Plays a move into the game, records it and says so.
+    pub(crate) fn commit(
+        &mut self,
+        board: BoardId,
+        exp: Explanation,
+        t: u64,
+        readings: Option<ByColor<f64>>,
+        mut flags: MoveFlags,
+        out: &mut Vec<Inference>,
+    ) {
+        flags.promotion_not_shown |= exp.promotion_not_shown;
+        if !self.config.clock[board] && readings.is_none() {
+            flags.no_clock = true;
+        }
+        let side = exp.mover;
+        let track = &mut self.tracks[board];
+        track.moves_made[side] = track.moves_made[side].saturating_add(1);
+        let number = track.moves_made[side];
+        if let Some(r) = readings {
+            track.readings = Some(r);
+        }
+        let san = san_string(self.game.board(board), &exp.mv);
+        let entry = RecordEntry {
+            board,
+            side,
+            number,
+            mv: exp.mv,
+            san,
+            clock: Track::reading(readings, side),
+            t,
+            legality: exp.legality,
+            flags,
+        };
+        let outcome = self.apply(&entry);
+        // The record is in press order: a move completed after its press (the piece was
+        // still in hand) goes before the presses decided meanwhile. (A drop that waited
+        // for its supplier stays after it: that is the order the rules give.)
+        let mut at = self.record.len();
+        while flags.late_put && at > 0 && self.record[at - 1].t > entry.t {
+            at -= 1;
+        }
+        self.record.insert(at, entry.clone());
+        let track = &mut self.tracks[board];
+        track.lifts.clear();
+        let residual = matcher::diff(self.game.board(board), &track.physical);
+        let bfen = write_bfen(
+            ByBoard {
+                a: self.game.board(BoardId::A),
+                b: self.game.board(BoardId::B),
+            },
+            ByBoard {
+                a: self.tracks.a.readings,
+                b: self.tracks.b.readings,
+            },
+        );
+        out.push(Inference::Move {
+            entry: entry.clone(),
+            bfen,
+        });
+        if let Legality::Illegal(reason) = entry.legality {
+            out.push(Inference::Alert(Alert {
+                t,
+                board: Some(board),
+                code: AlertCode::IllegalMove,
+                reason: Some(reason),
+                number: Some(number),
+                side: Some(side),
+                san: Some(entry.san.clone()),
+                detail: format!(
+                    "board {board}: {number}{} {} is illegal ({reason}); recorded as played, the game goes on from the board",
+                    if side == Color::White { "." } else { "..." },
+                    entry.san
+                ),
+            }));
+        }
+        if let Some(end) = outcome {
+            if !self.end_reported {
+                self.end_reported = true;
+                out.push(Inference::End {
+                    t,
+                    board: end.board,
+                    result: end.result,
+                    reason: Some(end.reason),
+                    detail: format!("board {board}: {} after {}", end.reason.code(), entry.san),
+                });
+            }
+        }
+        self.check_discrepancy(board, t, residual, out);
+        self.audit(t, Some(board), out);
+        self.after_handoff(out);
+    }
+
+    /// Plays a record entry into the game (with the debts of premature drops).
+    pub(crate) fn apply(&mut self, entry: &RecordEntry) -> Option<GameEnd> {
+        let board = entry.board;
+        let outcome = self
+            .game
+            .play_classified(board, &entry.mv, entry.legality, entry.t);
+        if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop) {
+            if let crate::rules::Move::Drop { piece, .. } = entry.mv {
+                let d = &mut self.debts[board][piece.color][piece.role.index()];
+                *d = d.saturating_add(1);
+            }
+        }
+        if let Some((seat, role)) = outcome.handoff {
+            let d = &mut self.debts[seat.board][seat.color][role.index()];
+            if *d > 0 {
+                *d -= 1;
+                self.game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
+            }
+        }
+        outcome.end
+    }
+
+    fn audit(&mut self, t: u64, board: Option<BoardId>, out: &mut Vec<Inference>) {
+        match self.game.material_audit() {
+            Ok(()) => self.last_mismatch = None,
+            Err(m) => {
+                if self.last_mismatch.as_ref() != Some(&m) {
+                    out.push(Inference::Alert(Alert {
+                        t,
+                        board,
+                        code: AlertCode::MaterialMismatch,
+                        reason: None,
+                        number: None,
+                        side: None,
+                        san: None,
+                        detail: m.to_string(),
+                    }));
+                    self.last_mismatch = Some(m);
+                }
+            }
+        }
+    }
+
+    /// The same squares left over at two commits in a row, showing the same: not a
+    /// premove but a discrepancy (a knocked piece left on a neighbouring square, a piece
+    /// taken off the board).
+    fn check_discrepancy(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        residual: crate::rules::Bitboard,
+        out: &mut Vec<Inference>,
+    ) {
+        let track = &mut self.tracks[board];
+        let stuck: crate::rules::Bitboard = (residual & track.residual)
+            .into_iter()
+            .filter(|&sq| track.residual_board.piece_at(sq) == track.physical.piece_at(sq))
+            .collect();
+        track.residual = residual;
+        track.residual_board = track.physical;
+        if stuck.is_empty() {
+            track.discrepancy_alerted = false;
+            return;
+        }
+        if track.discrepancy_alerted {
+            return;
+        }
+        track.discrepancy_alerted = true;
+        let pos = self.game.board(board);
+        let missing = pos.board().occupied().count() != track.physical.occupied().count();
+        let squares: Vec<String> = stuck.into_iter().map(|s| s.to_string()).collect();
+        out.push(Inference::Alert(Alert {
+            t,
+            board: Some(board),
+            code: if missing {
+                AlertCode::MaterialMismatch
+            } else {
+                AlertCode::UnrecognizedPosition
+            },
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail: format!(
+                "board {board}: the board differs from the game on {} since the last move",
+                squares.join(" ")
+            ),
+        }));
+    }
+
+    fn on_operator(&mut self, t: u64, op: &OperatorAction, out: &mut Vec<Inference>) {
+        match op {
+            OperatorAction::Result { result, reason } => {
+                let end = GameEnd {
+                    board: None,
+                    result: *result,
+                    reason: reason.unwrap_or(EndReason::Aborted),
+                    loser: None,
+                    t: Some(t),
+                };
+                self.game.record_end(end);
+                self.end_reported = true;
+                out.push(Inference::End {
+                    t,
+                    board: None,
+                    result: *result,
+                    reason: *reason,
+                    detail: "recorded by the operator".to_owned(),
+                });
+            }
+            OperatorAction::Promotion {
+                board,
+                number,
+                side,
+                piece,
+            } => self.operator_promotion(t, *board, *number, *side, *piece, out),
+            OperatorAction::Replace {
+                board,
+                number,
+                side,
+                san,
+            } => self.operator_replace(t, *board, *number, *side, san, out),
+        }
+    }
+
+    /// Both boards in the start position after an end (or after a long idle, clocks
+    /// stopped): a new game, not a giant illegal move.
+    fn check_new_game(&mut self, t: u64, out: &mut Vec<Inference>) {
+        if self.record.is_empty() {
+            return;
+        }
+        let start = Board::start();
+        if self.tracks.a.physical != start || self.tracks.b.physical != start {
+            return;
+        }
+        let stopped = self.tracks.a.running.is_none() && self.tracks.b.running.is_none();
+        let idle = BoardId::ALL
+            .into_iter()
+            .all(|b| t.saturating_sub(self.tracks[b].last_press_t) >= self.config.new_game_idle_ms);
+        if self.game.end().is_none() && !stopped && !idle {
+            return;
+        }
+        let game = BughouseGame::new(self.config.ruleset);
+        self.finished.push(std::mem::take(&mut self.record));
+        self.start = game.clone();
+        self.game = game;
+        self.debts = ByBoard::default();
+        self.last_mismatch = None;
+        self.end_reported = false;
+        for b in BoardId::ALL {
+            let track = &mut self.tracks[b];
+            track.moves_made = ByColor::default();
+            track.pending = None;
+            track.lifts.clear();
+            track.flag_alerted = ByColor::default();
+            track.residual = crate::rules::Bitboard::EMPTY;
+        }
+        out.push(Inference::NewGame { t });
+    }
+
+    /// The end of the match as decided so far.
+    #[must_use]
+    pub fn result(&self) -> MatchResult {
+        self.game.result()
+    }
+}

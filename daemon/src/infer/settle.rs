@@ -1,0 +1,122 @@
+//! Commits without a clock press: clockless boards (the placement stable for
+//! `stable_commit_ms` equals the position after one or two moves) and the gap of a link
+//! loss (the resync snapshot differs from the game while the clock shows no press).
+
+use crate::rules::{BoardId, Color, Position};
+
+use super::Inferrer;
+use super::matcher::{self, Explanation};
+use super::output::{Alert, AlertCode, Inference, MoveFlags};
+
+impl Inferrer {
+    /// A clockless board has been stable: commit the one or two moves that give exactly
+    /// what it shows.
+    pub(crate) fn clockless_commit(&mut self, board: BoardId, at: u64, out: &mut Vec<Inference>) {
+        if self.tracks[board].deferred.is_some() {
+            return;
+        }
+        let flags = MoveFlags {
+            no_clock: true,
+            ..MoveFlags::default()
+        };
+        for (exp, _) in self.exact_sequence(board) {
+            self.commit_explained(board, exp, at, None, flags, out);
+        }
+    }
+
+    /// After a resync: the first clock reading shows no press, yet the snapshot differs
+    /// from the game. Two plies (a move and its reply, both pressed in the gap) are taken
+    /// when they explain the snapshot exactly; anything else is alerted.
+    pub(crate) fn infer_gap(&mut self, t: u64, board: BoardId, out: &mut Vec<Inference>) {
+        let pos = self.game.board(board);
+        let physical = self.tracks[board].physical;
+        if matcher::diff(pos, &physical).is_empty() {
+            return;
+        }
+        let turn = pos.turn();
+        if matcher::looks_unfinished(pos, &physical, turn) {
+            return;
+        }
+        let seq = self.exact_sequence(board);
+        if seq.len() == 2 {
+            let readings = self.tracks[board].readings;
+            let flags = MoveFlags {
+                gap_inferred: true,
+                ..MoveFlags::default()
+            };
+            for (exp, _) in seq {
+                self.commit_explained(board, exp, t, readings, flags, out);
+            }
+            return;
+        }
+        if seq.len() == 1 {
+            // One move explains it but no press came: it is the work in progress of the
+            // side to move; its press will complete it.
+            return;
+        }
+        out.push(Inference::Alert(Alert {
+            t,
+            board: Some(board),
+            code: AlertCode::UnrecognizedPosition,
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail: format!(
+                "board {board}: after the link came back the board matches no continuation of the game; waiting for it to match"
+            ),
+        }));
+    }
+
+    /// One move of the side to move, or that move and a reply, giving exactly the
+    /// physical placement (legal moves preferred; empty when nothing fits).
+    fn exact_sequence(&mut self, board: BoardId) -> Vec<(Explanation, Color)> {
+        let pos = self.game.board(board).clone();
+        let physical = self.tracks[board].physical;
+        let d = matcher::diff(&pos, &physical);
+        if d.is_empty() {
+            return Vec::new();
+        }
+        let turn = pos.turn();
+        let lifts = self.tracks[board].lifts.clone();
+        if let Some(e) = matcher::explain(&pos, &physical, turn, &lifts, &mut self.scratch, true) {
+            return vec![(e, turn)];
+        }
+        // Two plies: the side to move, then the reply.
+        matcher::candidates(&pos, &physical, turn, d, &lifts, &mut self.scratch);
+        let firsts: Vec<_> = self.scratch.clone();
+        let mut found = Vec::new();
+        for m in firsts {
+            let mv = pos.normalize(&m);
+            let mut after: Position = pos.clone();
+            after.play(&mv);
+            if let Some(e2) = matcher::explain(
+                &after,
+                &physical,
+                turn.other(),
+                &[],
+                &mut self.scratch,
+                true,
+            ) {
+                if e2.mover != turn.other() {
+                    continue;
+                }
+                let e1 = Explanation {
+                    mv,
+                    mover: turn,
+                    legality: pos.classify(&mv),
+                    residual: matcher::diff(&after, &physical),
+                    promotion_not_shown: false,
+                };
+                found.push(((e1, turn), (e2, turn.other())));
+                if found.len() > 1 {
+                    break;
+                }
+            }
+        }
+        match found.as_slice() {
+            [(a, b)] => vec![*a, *b],
+            _ => Vec::new(),
+        }
+    }
+}

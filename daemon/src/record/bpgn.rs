@@ -1,0 +1,78 @@
+//! The BPGN of a recorded match: the inference's record, the match's tags and its result,
+//! written canonically.
+
+use crate::infer::RecordEntry;
+use crate::rules::notation::San;
+use crate::rules::notation::bpgn::{BpgnGame, BpgnMove, MoveToken, write_bpgn};
+use crate::rules::{EndReason, MatchResult};
+
+/// What the BPGN of a match is made of.
+#[derive(Debug, Clone, Default)]
+pub struct MatchRecord<'a> {
+    /// Tags in order (the writer puts the standard ones first).
+    pub tags: Vec<(String, String)>,
+    /// A BFEN when the match did not start from the initial position.
+    pub setup: Option<String>,
+    /// The committed moves of both boards, in the order they were completed.
+    pub moves: &'a [RecordEntry],
+    /// The result so far (`*` while playing).
+    pub result: Option<MatchResult>,
+    /// Why it ended, for the end comment.
+    pub end: Option<(Option<EndReason>, String)>,
+}
+
+/// Builds the BPGN game of a record.
+#[must_use]
+pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
+    let result = record.result.unwrap_or(MatchResult::Unfinished);
+    let mut tags: Vec<(String, String)> = record
+        .tags
+        .iter()
+        .filter(|(k, _)| k != "Result" && k != "Setup" && k != "FEN")
+        .cloned()
+        .collect();
+    if let Some(fen) = &record.setup {
+        tags.push(("Setup".into(), "1".into()));
+        tags.push(("FEN".into(), fen.clone()));
+    }
+    tags.push(("Result".into(), result.as_str().into()));
+    let moves = record
+        .moves
+        .iter()
+        .filter_map(|e| {
+            let san: San = e.san.parse().ok()?;
+            Some(BpgnMove {
+                token: MoveToken {
+                    number: e.number,
+                    board: e.board,
+                    color: e.side,
+                },
+                san_text: e.san.clone(),
+                san,
+                clock: e.clock,
+                annotations: Vec::new(),
+            })
+        })
+        .collect();
+    let end_comment = record.end.as_ref().map(|(reason, detail)| {
+        if detail.is_empty() {
+            reason.map_or_else(String::new, |r| r.code().to_owned())
+        } else {
+            detail.clone()
+        }
+    });
+    BpgnGame {
+        tags,
+        setup: record.setup.clone(),
+        preamble: Vec::new(),
+        moves,
+        end_comment: end_comment.filter(|c| !c.is_empty()),
+        result: Some(result),
+    }
+}
+
+/// The BPGN text of a record.
+#[must_use]
+pub fn text(record: &MatchRecord<'_>) -> String {
+    write_bpgn(&game(record))
+}

@@ -1,0 +1,202 @@
+//! Reader unit tests: the variations of the format, and errors that name their place.
+
+use super::*;
+use crate::rules::{MatchResult, Team};
+
+fn one(text: &str) -> BpgnGame {
+    let mut games = parse_bpgn(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(games.len(), 1, "{text}");
+    games.remove(0)
+}
+
+fn error(text: &str) -> ParseBpgnError {
+    parse_bpgn(text).expect_err(text)
+}
+
+fn tokens(game: &BpgnGame) -> Vec<String> {
+    game.moves
+        .iter()
+        .map(|m| format!("{} {}", m.token, m.san_text))
+        .collect()
+}
+
+#[test]
+fn tokens_stuck_to_clocks_and_moves_are_split() {
+    let g = one("1B. Nf3{117.807}3B. Nf3{117.807} 1a.e5 {12}");
+    assert_eq!(tokens(&g), ["1B. Nf3", "3B. Nf3", "1a. e5"]);
+    assert_eq!(g.moves[0].clock, Some(117.807));
+    assert_eq!(g.moves[2].clock, Some(12.0));
+    assert_eq!(g.result, None);
+}
+
+#[test]
+fn crlf_wrapping_and_several_tags_per_line_read_alike() {
+    let lf = "[WhiteA \"a\"][WhiteAElo \"1\"]\n[Result \"1-0\"]\n\n1A. e4 {119.5} 1a. e5 {119.9}\n{x resigns} 1-0";
+    let crlf = "[WhiteA \"a\"][WhiteAElo \"1\"]\r\n[Result \"1-0\"]\r\n1A. e4 {119.5} \r\n1a. e5\r\n{119.9} \r\n{x resigns} 1-0 \r\n";
+    assert_eq!(one(lf), one(crlf));
+    let g = one(lf);
+    assert_eq!(
+        g.tags,
+        [
+            ("WhiteA".to_owned(), "a".to_owned()),
+            ("WhiteAElo".to_owned(), "1".to_owned()),
+            ("Result".to_owned(), "1-0".to_owned())
+        ]
+    );
+    assert_eq!(g.end_comment.as_deref(), Some("x resigns"));
+    assert_eq!(g.result, Some(MatchResult::Won(Team::WhiteA)));
+}
+
+#[test]
+fn comments_variations_and_draw_offers_stay_off_the_main_line() {
+    let text = "1A. e4 {298} {C: kibitz  text} {A:!} {D:} 1a. e5 {297} (1a. c5 {290} (1a. e6) 2A. Nf3) (=) $1 2A. Nf3 {296} *";
+    let g = one(text);
+    assert_eq!(tokens(&g), ["1A. e4", "1a. e5", "2A. Nf3"]);
+    assert_eq!(
+        g.moves[0].annotations,
+        [
+            Annotation::Comment("C: kibitz text".into()),
+            Annotation::Comment("A:!".into()),
+            Annotation::Comment("D:".into()),
+        ]
+    );
+    assert_eq!(
+        g.moves[1].annotations,
+        [
+            Annotation::Variation("1a. c5 {290} (1a. e6) 2A. Nf3".into()),
+            Annotation::DrawOffer,
+            Annotation::Nag(1),
+        ]
+    );
+    assert_eq!(g.result, Some(MatchResult::Unfinished));
+    assert_eq!(one(&write_bpgn(&g)), g);
+}
+
+#[test]
+fn a_second_number_comment_is_a_comment() {
+    let g = one("1A. e4 {298} {297}");
+    assert_eq!(g.moves[0].clock, Some(298.0));
+    assert_eq!(g.moves[0].annotations, [Annotation::Comment("297".into())]);
+}
+
+#[test]
+fn several_games_and_games_without_moves() {
+    let text = "[Event \"1\"]\n{C: no moves}\n{x resigns} 1-0\n\n[Event \"2\"]\n1A. e4 {1} *\n[Event \"3\"]\n1A. d4\n";
+    let games = parse_bpgn(text).expect("three games");
+    assert_eq!(games.len(), 3);
+    assert!(games[0].moves.is_empty());
+    assert_eq!(
+        games[0].preamble,
+        [Annotation::Comment("C: no moves".into())]
+    );
+    assert_eq!(games[0].end_comment.as_deref(), Some("x resigns"));
+    assert_eq!(games[1].tag("Event"), Some("2"));
+    assert_eq!(games[2].tag("Event"), Some("3"));
+    assert_eq!(games[2].result, None);
+    assert!(parse_bpgn("").expect("empty").is_empty());
+    assert!(parse_bpgn(" \r\n\n").expect("blank").is_empty());
+}
+
+#[test]
+fn setup_and_fen_tags_give_the_start() {
+    let fen = "8/8/8/8/8/8/8/4K2k/Qn b - - 10 20 | 8/8/8/8/8/8/8/4K2k w - - 1 2";
+    for setup in ["Setup", "SetUp"] {
+        let g = one(&format!("[{setup} \"1\"]\n[FEN \"{fen}\"]\n*"));
+        assert_eq!(g.setup.as_deref(), Some(fen));
+    }
+    let g = one(&format!("[SetUp \"0\"]\n[FEN \"{fen}\"]\n*"));
+    assert_eq!(g.setup, None);
+}
+
+#[test]
+fn san_is_kept_as_written_and_read() {
+    let g = one("1A. p@e4 1a. 0-0 2A. e8Q+ 2a. Nf3!?");
+    let written: Vec<&str> = g.moves.iter().map(|m| m.san_text.as_str()).collect();
+    assert_eq!(written, ["p@e4", "0-0", "e8Q+", "Nf3!?"]);
+    let canonical: Vec<String> = g.moves.iter().map(|m| m.san.to_string()).collect();
+    assert_eq!(canonical, ["P@e4", "O-O", "e8=Q+", "Nf3"]);
+}
+
+#[test]
+fn errors_name_line_column_and_what_was_expected() {
+    let cases: [(&str, usize, usize, &str); 12] = [
+        ("[Event \"x", 1, 10, "'\"' closing the tag value"),
+        ("[Event x]", 1, 8, "'\"' opening the tag value"),
+        ("[Event \"x\"\n", 2, 1, "']' closing the tag"),
+        ("[ \"x\"]", 1, 3, "a tag name after '['"),
+        (
+            "\n\n1A. e4 {1",
+            3,
+            8,
+            "'}' closing the comment opened at line 3, column 8",
+        ),
+        ("1A. e4 e5", 1, 8, "a move number like 12A. before the move"),
+        ("1A. e4\n  1a.", 2, 3, "a SAN move after the move number"),
+        ("1A. {1}", 1, 5, "a SAN move after 1A."),
+        ("1A. e4 2a. Zz9", 1, 13, "a SAN move (a destination square)"),
+        (
+            "12. e4",
+            1,
+            1,
+            "a move number with its board letter, like 12A. or 12b.",
+        ),
+        ("1A. e4 )", 1, 8, "a move, a comment or a result"),
+        (
+            "1A. e4\n(1a. e5 (1a. d5)",
+            2,
+            1,
+            "')' closing this variation",
+        ),
+    ];
+    for (text, line, column, expected) in cases {
+        let e = error(text);
+        assert_eq!(
+            (e.line, e.column, e.expected.as_str()),
+            (line, column, expected),
+            "{text:?}: {e}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with(&format!("line {line}, column {column}: expected "))
+        );
+    }
+    let e = error("[FEN \"8/8 w\"]\n*");
+    assert_eq!((e.line, e.column), (1, 1));
+    assert!(e.expected.starts_with("a BFEN in the FEN tag"), "{e}");
+}
+
+#[test]
+fn team_result_falls_back_to_the_last_move() {
+    // No player tags: the last move (on board B) decides the board.
+    let g = one("1B. e4 {1} 1b. e5 {1} {someone forfeits on time} 0-1");
+    assert_eq!(g.named_loser(), None);
+    assert_eq!(g.ended_board(), Some(BoardId::B));
+    assert_eq!(g.team_result(), MatchResult::Won(Team::WhiteA));
+    let g = one("[Result \"1/2-1/2\"] 1B. e4 {1}");
+    assert_eq!(g.team_result(), MatchResult::Draw);
+}
+
+#[test]
+fn nothing_panics_on_truncated_or_mangled_input() {
+    let text = "[Event \"x\"][WhiteA \"a\"]\r\n{C: c}\n1A. e4{119.5} 1a. e5 (1a. c5 {x}) 1B. N@f3+ {C: y} {a resigns} 1-0";
+    for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+        let _ = parse_bpgn(&text[..end]);
+        let _ = parse_bpgn(&text[end..]);
+    }
+    for junk in [
+        "}",
+        "]",
+        "(",
+        ")",
+        "{",
+        "[",
+        "$",
+        "$x",
+        "1A.",
+        "99999999999A. e4",
+        "\u{feff}*",
+        "ä@e4",
+    ] {
+        let _ = parse_bpgn(junk);
+    }
+}

@@ -1,0 +1,404 @@
+//! Timing: think times from the clocks, each move's readings placed before its press,
+//! premoves, faults, link gaps, periodic clock readings; then everything in time order.
+
+use crate::infer::SensorEvent;
+use crate::rules::{Board, BoardId, ByBoard, ByColor, Color, Piece, Role, Seat, Square};
+
+use super::physical::{self, Step};
+use super::rng::Rng;
+use super::{Profile, SimGame};
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Square(Square, Option<Piece>),
+    Clock(ByColor<f64>, Option<Color>),
+    Link(bool),
+    Snapshot,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Ev {
+    t: u64,
+    seq: u64,
+    board: BoardId,
+    kind: Kind,
+    /// A press (for periodic readings).
+    press: bool,
+}
+
+struct Out {
+    start: ByBoard<Board>,
+    evs: Vec<Ev>,
+    seq: u64,
+    /// Link gaps: the board's events inside are not reported.
+    hidden: Vec<(BoardId, u64, u64)>,
+}
+
+impl Out {
+    fn push(&mut self, t: u64, board: BoardId, kind: Kind, press: bool) -> usize {
+        self.seq += 1;
+        self.evs.push(Ev {
+            t,
+            seq: self.seq,
+            board,
+            kind,
+            press,
+        });
+        self.evs.len() - 1
+    }
+
+    fn steps(&mut self, mut t: u64, board: BoardId, steps: &[Step]) -> u64 {
+        for s in steps {
+            t += s.delay;
+            self.push(t, board, Kind::Square(s.sq, s.piece), false);
+        }
+        t
+    }
+}
+
+fn duration(steps: &[Step]) -> u64 {
+    steps.iter().map(|s| s.delay).sum()
+}
+
+/// The trace two real boards with clocks would produce for `game` (see the module docs).
+#[must_use]
+pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, SensorEvent)> {
+    let mut rng = Rng::new(seed);
+    let noisy = profile != Profile::Clean;
+    let faults = profile == Profile::Faults;
+    let mut state = game.start.clone();
+    let mut phys: ByBoard<Board> = ByBoard::new_with(|b| *state.board(b).board());
+    let base = game.base_seconds;
+    let mut clocks: ByBoard<ByColor<f64>> = ByBoard::new_with(|_| ByColor {
+        white: base,
+        black: base,
+    });
+    let mut out = Out {
+        start: phys,
+        evs: Vec::new(),
+        seq: 0,
+        hidden: Vec::new(),
+    };
+    for b in BoardId::ALL {
+        out.push(0, b, Kind::Snapshot, false);
+    }
+    for b in BoardId::ALL {
+        let turn = state.board(b).turn();
+        out.push(0, b, Kind::Clock(clocks[b], Some(turn)), true);
+    }
+    let mut board_free: ByBoard<u64> = ByBoard::default();
+    let mut prev_global = 0u64;
+    let mut last_press: Option<(usize, BoardId)> = None;
+    let mut last_handoff: Option<(Seat, Role, bool)> = None;
+    let n = game.moves.len();
+    let mut premoved = vec![false; n];
+
+    for i in 0..n {
+        let sm = game.moves[i];
+        let b = sm.board;
+        let mv = sm.mv;
+        let pos = state.board(b).clone();
+        let c = pos.mover(&mv);
+        let elapsed = (clocks[b][c] - sm.clock).max(0.0);
+        let think = ((elapsed * 1000.0) as u64).clamp(400, 60_000) + rng.range(0, 300);
+        let mut press_t = (board_free[b] + think).max(prev_global + rng.range(60, 400));
+
+        // Case 30: the drop's press reaches us before the supplying capture's press.
+        let race = noisy
+            && i > 0
+            && mv.is_drop()
+            && last_press.is_some_and(|(_, ob)| ob != b)
+            && last_handoff.is_some_and(|(seat, role, had)| {
+                seat == Seat::new(b, c) && Some(role) == drop_role(&mv) && !had
+            })
+            && rng.chance(0.5);
+        let link = faults && !race && rng.chance(0.015);
+        let link_across_press = link && rng.chance(0.5);
+
+        let mut late: Option<Step> = None;
+        let mut actions_start = board_free[b] + 100;
+        let mut actions_end = actions_start;
+        if !premoved[i] {
+            let show_pawn = mv.promotion() == Some(Role::Queen) && noisy && rng.chance(0.4);
+            let mut steps = physical::script(&pos, &phys[b], &mv, show_pawn, profile, &mut rng);
+            physical::apply(&mut phys[b], &steps);
+            let dur = duration(&steps);
+            // Think noise before the hand moves.
+            let mut t = board_free[b] + rng.range(100, 300);
+            let room = press_t.saturating_sub(dur + 600);
+            if noisy && t + 2000 < room {
+                t = think_noise(&mut out, &mut rng, b, &phys[b], t, faults);
+            }
+            if faults && !link && !steps.is_empty() && steps.len() > 1 && rng.chance(0.03) {
+                late = steps.pop();
+            }
+            let start = t.max(press_t.saturating_sub(dur + rng.range(100, 400)));
+            actions_start = start;
+            let end = out.steps(start, b, &steps);
+            actions_end = end;
+            if end + 50 > press_t {
+                press_t = end + rng.range(50, 300);
+            }
+        }
+
+        // Premove: the opponent's next move is already made when the press comes.
+        let next_same = (i + 1..n).find(|&j| game.moves[j].board == b);
+        if noisy && !link && late.is_none() {
+            if let Some(j) = next_same {
+                if !game.moves[j].mv.is_drop() && rng.chance(0.15) {
+                    let mut after = state.clone();
+                    after.play(b, &mv, press_t);
+                    let pos2 = after.board(b).clone();
+                    let mv2 = game.moves[j].mv;
+                    let show_pawn = mv2.promotion() == Some(Role::Queen) && rng.chance(0.4);
+                    let steps =
+                        physical::script(&pos2, &phys[b], &mv2, show_pawn, profile, &mut rng);
+                    physical::apply(&mut phys[b], &steps);
+                    let end = out.steps(actions_end + rng.range(50, 250), b, &steps);
+                    premoved[j] = true;
+                    if end + 30 > press_t {
+                        press_t = end + rng.range(30, 200);
+                    }
+                }
+            }
+        }
+
+        clocks[b][c] = sm.clock;
+        let readings = clocks[b];
+        let running = Some(c.other());
+        let press_idx = out.push(press_t, b, Kind::Clock(readings, running), true);
+        let mut free = press_t;
+        if let Some(s) = late {
+            let put_t = press_t + rng.range(100, 500);
+            out.push(put_t, b, Kind::Square(s.sq, s.piece), false);
+            free = put_t + 50;
+        }
+        if faults && rng.chance(0.02) {
+            out.push(press_t + 80, b, Kind::Clock(readings, running), false);
+            free = free.max(press_t + 80);
+        }
+        if link {
+            let down = actions_start.saturating_sub(60).max(board_free[b] + 1);
+            let up = if link_across_press {
+                press_t + rng.range(150, 600)
+            } else {
+                actions_end + 40
+            };
+            out.push(down, b, Kind::Link(false), false);
+            out.push(up, b, Kind::Link(true), false);
+            out.hidden.push((b, down + 1, up));
+            out.push(up + 20, b, Kind::Snapshot, false);
+            let (r, run) = if link_across_press {
+                (readings, running)
+            } else {
+                (clocks_before(&clocks[b], c, &pos, &game.moves[i]), Some(c))
+            };
+            out.push(up + 30, b, Kind::Clock(r, run), false);
+            if link_across_press {
+                free = free.max(up + 50);
+                // Nothing else is pressed while this board is away: the order of the
+                // presses would be unknowable.
+                prev_global = prev_global.max(up + 40);
+            } else if press_t <= up + 100 {
+                press_t = up + rng.range(100, 300);
+                out.evs[press_idx].t = press_t;
+                free = free.max(press_t);
+            }
+        }
+        if race {
+            if let Some((k, ob)) = last_press {
+                let moved = press_t + rng.range(20, 150);
+                out.evs[k].t = moved;
+                board_free[ob] = board_free[ob].max(moved);
+                free = free.max(press_t);
+                prev_global = prev_global.max(moved);
+            }
+        }
+        board_free[b] = free;
+        prev_global = prev_global.max(press_t);
+        last_press = Some((press_idx, b));
+        let had = drop_role_held(&state, &mv, b);
+        let outcome = state.play_classified(b, &mv, state.classify(b, &mv), press_t);
+        last_handoff = outcome.handoff.map(|(seat, role)| {
+            let had = state.board(seat.board).pockets()[seat.color].count(role) > 1;
+            (seat, role, had)
+        });
+        let _ = had;
+    }
+    if noisy {
+        periodic_readings(&mut out);
+    }
+    finish(out, game)
+}
+
+fn drop_role(m: &crate::rules::Move) -> Option<Role> {
+    match *m {
+        crate::rules::Move::Drop { piece, .. } => Some(piece.role),
+        _ => None,
+    }
+}
+
+fn drop_role_held(state: &crate::rules::BughouseGame, m: &crate::rules::Move, b: BoardId) -> bool {
+    match *m {
+        crate::rules::Move::Drop { piece, .. } => {
+            state.board(b).pockets()[piece.color].has(piece.role)
+        }
+        _ => false,
+    }
+}
+
+/// The readings shown while `c` still thinks (his time as at his previous press).
+fn clocks_before(
+    clocks: &ByColor<f64>,
+    _c: Color,
+    _pos: &crate::rules::Position,
+    _m: &super::SimMove,
+) -> ByColor<f64> {
+    *clocks
+}
+
+/// A j'adoube, a flicker, and with faults a knocked piece or a misread, during the think.
+fn think_noise(
+    out: &mut Out,
+    rng: &mut Rng,
+    b: BoardId,
+    phys: &Board,
+    mut t: u64,
+    faults: bool,
+) -> u64 {
+    // `phys` is the board after the coming move; noise touches squares the move does not.
+    let _ = phys;
+    let board_now = current_board(out, b);
+    if rng.chance(0.05) {
+        if let Some(sq) = physical::any_occupied(&board_now, rng) {
+            let p = board_now.piece_at(sq);
+            t += rng.range(200, 900);
+            out.push(t, b, Kind::Square(sq, None), false);
+            t += rng.range(300, 900);
+            out.push(t, b, Kind::Square(sq, p), false);
+        }
+    }
+    if rng.chance(0.05) {
+        if let Some(sq) = physical::any_occupied(&board_now, rng) {
+            let p = board_now.piece_at(sq);
+            t += rng.range(100, 500);
+            out.push(t, b, Kind::Square(sq, None), false);
+            t += rng.range(20, 60);
+            out.push(t, b, Kind::Square(sq, p), false);
+        }
+    }
+    if faults && rng.chance(0.03) {
+        if let Some(sq) = physical::any_occupied(&board_now, rng) {
+            let p = board_now.piece_at(sq);
+            let near = crate::rules::king_attacks(sq) - board_now.occupied();
+            if let Some(nb) = near.first() {
+                t += rng.range(100, 400);
+                out.push(t, b, Kind::Square(sq, None), false);
+                t += rng.range(40, 120);
+                out.push(t, b, Kind::Square(nb, p), false);
+                t += rng.range(200, 600);
+                out.push(t, b, Kind::Square(nb, None), false);
+                t += rng.range(200, 700);
+                out.push(t, b, Kind::Square(sq, p), false);
+            }
+        }
+    }
+    if faults && rng.chance(0.03) {
+        if let Some(sq) = physical::any_occupied(&board_now, rng) {
+            if let Some(p) = board_now.piece_at(sq) {
+                let wrong = match p.role {
+                    Role::Bishop => Role::Knight,
+                    Role::Knight => Role::Bishop,
+                    Role::Queen => Role::King,
+                    Role::King => Role::Queen,
+                    Role::Rook => Role::Queen,
+                    Role::Pawn => Role::Bishop,
+                };
+                t += rng.range(100, 500);
+                out.push(t, b, Kind::Square(sq, Some(wrong.of(p.color))), false);
+                t += rng.range(30, 80);
+                out.push(t, b, Kind::Square(sq, Some(p)), false);
+            }
+        }
+    }
+    t
+}
+
+/// The board `b` as the events so far leave it (the noise must put back what it takes).
+fn current_board(out: &Out, b: BoardId) -> Board {
+    let mut evs: Vec<&Ev> = out.evs.iter().filter(|e| e.board == b).collect();
+    evs.sort_by_key(|e| (e.t, e.seq));
+    let mut board = out.start[b];
+    for e in evs {
+        if let Kind::Square(sq, p) = e.kind {
+            board.set_square(sq, p);
+        }
+    }
+    board
+}
+
+/// Every second while a clock runs, a reading of the same running side.
+fn periodic_readings(out: &mut Out) {
+    for b in BoardId::ALL {
+        let mut presses: Vec<(u64, ByColor<f64>, Option<Color>)> = out
+            .evs
+            .iter()
+            .filter(|e| e.board == b && e.press)
+            .filter_map(|e| match e.kind {
+                Kind::Clock(r, run) => Some((e.t, r, run)),
+                _ => None,
+            })
+            .collect();
+        presses.sort_by(|x, y| x.0.cmp(&y.0));
+        for w in presses.windows(2) {
+            let (t0, r, run) = w[0];
+            let t1 = w[1].0;
+            let Some(side) = run else { continue };
+            let mut k = 1u64;
+            while t0 + 1000 * k + 150 < t1 {
+                let mut reading = r;
+                reading[side] = (r[side] - k as f64).max(0.5);
+                out.push(t0 + 1000 * k, b, Kind::Clock(reading, run), false);
+                k += 1;
+            }
+        }
+    }
+}
+
+fn finish(out: Out, game: &SimGame) -> Vec<(u64, SensorEvent)> {
+    let Out {
+        mut evs, hidden, ..
+    } = out;
+    evs.sort_by_key(|e| (e.t, e.seq));
+    let mut phys: ByBoard<Board> = ByBoard::new_with(|b| *game.start.board(b).board());
+    let mut result = Vec::with_capacity(evs.len());
+    for e in evs {
+        let is_hidden = hidden
+            .iter()
+            .any(|&(hb, from, to)| hb == e.board && e.t >= from && e.t < to)
+            && !matches!(e.kind, Kind::Link(_) | Kind::Snapshot);
+        if let Kind::Square(sq, p) = e.kind {
+            phys[e.board].set_square(sq, p);
+        }
+        if is_hidden {
+            continue;
+        }
+        let board = e.board;
+        let ev = match e.kind {
+            Kind::Square(sq, piece) => SensorEvent::Square { board, sq, piece },
+            Kind::Clock(r, running) => SensorEvent::Clock {
+                board,
+                white: r.white,
+                black: r.black,
+                running,
+            },
+            Kind::Link(up) => SensorEvent::Link { board, up },
+            Kind::Snapshot => SensorEvent::Snapshot {
+                board,
+                placement: phys[board],
+            },
+        };
+        result.push((e.t, ev));
+    }
+    result
+}

@@ -1,0 +1,181 @@
+//! simulate → infer → the record must give back the source game: boards, interleaving
+//! order, moves and clock times to the second.
+//!
+//! `cargo test` runs a sample (30 games per profile); `BUGBRIDGE_FULL=1 cargo test
+//! --release -p bugbridge --test roundtrip -- --nocapture` runs the full set (500 random
+//! games × 3 profiles) and prints the figures.
+
+use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer};
+use bugbridge::rules::{BoardId, Ruleset};
+use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+
+/// How one game came back.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Exactly the source moves.
+    Exact,
+    /// A correct prefix, the rest stopped at an alert.
+    StoppedWithAlert(usize),
+    /// A wrong move (or a missing one with no alert): never acceptable.
+    Wrong(String),
+}
+
+fn replay(game: &SimGame, profile: Profile, seed: u64) -> Verdict {
+    let trace = simulate(game, profile, seed);
+    let mut inf = Inferrer::new(InferConfig::default(), Some(game.start.clone()));
+    let mut out = Vec::new();
+    let mut last = 0;
+    for (t, ev) in &trace {
+        inf.observe_into(*t, ev, &mut out);
+        last = *t;
+    }
+    out.extend(inf.tick(last + 60_000));
+    let record = inf.record();
+    for (i, (got, want)) in record.iter().zip(&game.moves).enumerate() {
+        if got.board != want.board || got.mv != want.mv || got.clock != Some(want.clock) {
+            return Verdict::Wrong(format!(
+                "ply {i}: got {}{} {} {:?} t={}, want {} {} {}",
+                got.board, got.side, got.mv, got.clock, got.t, want.board, want.mv, want.clock,
+            ));
+        }
+    }
+    if record.len() > game.moves.len() {
+        return Verdict::Wrong(format!(
+            "extra move {:?}",
+            record.get(game.moves.len()).map(|e| e.mv)
+        ));
+    }
+    if record.len() == game.moves.len() {
+        return Verdict::Exact;
+    }
+    let alerted = out.iter().any(|i| {
+        matches!(i, Inference::Alert(a) if matches!(a.code,
+            AlertCode::UnrecognizedPosition | AlertCode::ClockWithoutMove))
+    });
+    if alerted {
+        Verdict::StoppedWithAlert(record.len())
+    } else {
+        Verdict::Wrong(format!(
+            "stopped at ply {} of {} without an alert; next {:?}: {:?}",
+            record.len(),
+            game.moves.len(),
+            game.moves[record.len()].board,
+            game.moves[record.len()].mv
+        ))
+    }
+}
+
+fn games(count: u64) -> Vec<SimGame> {
+    (0..count)
+        .map(|seed| random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default()))
+        .collect()
+}
+
+fn check_profile(games: &[SimGame], profile: Profile) -> (usize, usize, Vec<String>) {
+    let mut exact = 0;
+    let mut stopped = 0;
+    let mut wrong = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        match replay(g, profile, 1000 + i as u64) {
+            Verdict::Exact => exact += 1,
+            Verdict::StoppedWithAlert(_) => stopped += 1,
+            Verdict::Wrong(w) => wrong.push(format!("game {i} ({profile}): {w}")),
+        }
+    }
+    (exact, stopped, wrong)
+}
+
+fn full() -> bool {
+    std::env::var("BUGBRIDGE_FULL").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn run(profile: Profile) {
+    let count = if full() { 500 } else { 30 };
+    let gs = games(count);
+    let plies: usize = gs.iter().map(|g| g.moves.len()).sum();
+    let (exact, stopped, wrong) = check_profile(&gs, profile);
+    println!(
+        "{profile}: {count} games, {plies} plies: {exact} exact, {stopped} stopped with an alert, {} wrong",
+        wrong.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    match profile {
+        Profile::Clean | Profile::Noisy => assert_eq!(exact, gs.len(), "{profile}: all exact"),
+        Profile::Faults => assert!(
+            exact * 100 >= gs.len() * 99,
+            "faults: {exact} of {} exact",
+            gs.len()
+        ),
+    }
+}
+
+#[test]
+fn random_games_round_trip_exactly_on_clean() {
+    run(Profile::Clean);
+}
+
+#[test]
+fn random_games_round_trip_exactly_on_noisy() {
+    run(Profile::Noisy);
+}
+
+#[test]
+fn random_games_round_trip_on_faults_or_stop_with_an_alert() {
+    run(Profile::Faults);
+}
+
+#[test]
+fn random_games_include_drops_promotions_and_both_boards() {
+    let gs = games(30);
+    let moves = gs.iter().flat_map(|g| &g.moves);
+    let drops = moves.clone().filter(|m| m.mv.is_drop()).count();
+    let promotions = moves.clone().filter(|m| m.mv.promotion().is_some()).count();
+    let b = moves.clone().filter(|m| m.board == BoardId::B).count();
+    assert!(
+        drops > 30 && promotions > 3 && b > 100,
+        "{drops} {promotions} {b}"
+    );
+}
+
+#[test]
+fn simulation_is_reproducible() {
+    let g = random_game(3, 40, Ruleset::default());
+    assert_eq!(
+        simulate(&g, Profile::Faults, 9),
+        simulate(&g, Profile::Faults, 9)
+    );
+}
+
+/// `DEBUG_GAME=game,profile,from_ms,to_ms`: prints one game's trace and decisions.
+#[test]
+fn debug_one_game_when_asked() {
+    let Ok(spec) = std::env::var("DEBUG_GAME") else {
+        return;
+    };
+    let parts: Vec<u64> = spec.split(',').filter_map(|s| s.parse().ok()).collect();
+    let [gi, prof, lo, hi] = parts[..] else {
+        return;
+    };
+    let profile = Profile::ALL[prof as usize % 3];
+    let g = &games(gi + 1)[gi as usize];
+    let trace = simulate(g, profile, 1000 + gi);
+    let mut inf = Inferrer::new(InferConfig::default(), Some(g.start.clone()));
+    for (t, ev) in &trace {
+        let out = inf.observe(*t, ev);
+        if *t >= lo && *t <= hi {
+            println!("{t} {ev:?}");
+            for o in out {
+                match o {
+                    Inference::Move { entry, .. } => println!(
+                        "   => {} {} {} {:?}",
+                        entry.board, entry.side, entry.mv, entry.clock
+                    ),
+                    other => println!("   => {other:?}"),
+                }
+            }
+        }
+    }
+    for (i, m) in g.moves.iter().enumerate() {
+        println!("src {i}: {} {} {}", m.board, m.mv, m.clock);
+    }
+}
