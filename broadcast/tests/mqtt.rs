@@ -3,6 +3,8 @@
 //! will and the goodbye on shutdown. No fixed ports, no sleeps to synchronise: every wait is
 //! on a channel, bounded by a timeout.
 
+#![cfg(feature = "embedded-broker")]
+
 mod common;
 
 use std::net::SocketAddr;
@@ -150,7 +152,11 @@ async fn wait(handle: &mut PublisherHandle, f: impl FnMut(&MqttStatus) -> bool) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriber_receives_every_event_in_order_and_late_ones_the_retained_state() {
     let (hub, _actions) = Hub::new(HubOptions::default());
-    let (mut handle, stop, task) = run(&hub, opts("embedded"));
+    // A tiny request queue: the publisher must wait for the connection (backpressure)
+    // rather than drop anything.
+    let mut small = opts("embedded");
+    small.queue = 8;
+    let (mut handle, stop, task) = run(&hub, small);
     let broker = handle.embedded_broker().unwrap();
     let mut sub = subscriber(broker, "early");
     subscribed(&mut sub).await;
@@ -282,13 +288,17 @@ async fn broker_restart_mid_game_leaves_current_retained_state_and_no_gap() {
     }
     until(&mut sub, &mut seqs, "state", |p| state_seq(p) == 3).await;
 
-    // The broker goes away with the publisher's connection: the will says `offline`.
+    // A burst, and the broker goes away in the middle of it (some events unacknowledged,
+    // some perhaps not even sent): the will says `offline`.
+    for plies in 4..=20 {
+        hub.publish("table-1", common::move_update(plies)).unwrap();
+    }
     pub_relay.switch(None);
     wait(&mut handle, |s| !s.connected).await;
     until(&mut sub, &mut seqs, "status", |p| p == "offline").await;
 
     // The game goes on while the broker is down.
-    for plies in 4..=6 {
+    for plies in 21..=23 {
         hub.publish("table-1", common::move_update(plies)).unwrap();
     }
 
@@ -300,12 +310,12 @@ async fn broker_restart_mid_game_leaves_current_retained_state_and_no_gap() {
     wait(&mut handle, |s| s.connected && s.connections >= 2).await;
 
     // Everything the broker never acknowledged is published again, then the state.
-    until(&mut sub, &mut seqs, "state", |p| state_seq(p) == 6).await;
-    for plies in 7..=8 {
+    until(&mut sub, &mut seqs, "state", |p| state_seq(p) == 23).await;
+    for plies in 24..=25 {
         hub.publish("table-1", common::move_update(plies)).unwrap();
     }
-    until(&mut sub, &mut seqs, "state", |p| state_seq(p) == 8).await;
-    assert_gap_free(&seqs, 8);
+    until(&mut sub, &mut seqs, "state", |p| state_seq(p) == 25).await;
+    assert_gap_free(&seqs, 25);
 
     // The new broker's retained topics are current.
     let mut late = subscriber(second.addr(), "late");
@@ -316,15 +326,15 @@ async fn broker_restart_mid_game_leaves_current_retained_state_and_no_gap() {
         }
     }
     assert_eq!(retained["bughouse/table-1/status"], "online");
-    assert_eq!(state_seq(&retained["bughouse/table-1/state"]), 8);
-    assert!(retained["bughouse/table-1/bfen"].ends_with("#8"));
+    assert_eq!(state_seq(&retained["bughouse/table-1/state"]), 25);
+    assert!(retained["bughouse/table-1/bfen"].ends_with("#25"));
 
     stop.send(()).unwrap();
     tokio::time::timeout(LIMIT, task).await.unwrap().unwrap();
 }
 
-#[test]
-fn urls() {
+#[tokio::test]
+async fn urls() {
     use bugbridge_broadcast::mqtt::BrokerUrl;
     let o = PublisherOptions::from_url("mqtt://broker.local").unwrap();
     assert_eq!(
@@ -367,6 +377,8 @@ fn urls() {
         assert!(PublisherOptions::from_url(bad).is_err(), "{bad}");
     }
     let (hub, _a) = Hub::new(HubOptions::default());
+    // TLS and credentials are set up without connecting.
+    assert!(Publisher::new(hub.clone(), opts("mqtts://u:p@localhost:8883")).is_ok());
     let mut o = PublisherOptions::from_url("mqtt://x").unwrap();
     o.topic_prefix = "a/#".into();
     assert!(Publisher::new(hub, o).is_err());

@@ -714,3 +714,23 @@ dir = "games"
         assert!(e.reason.contains("match"), "{e}");
     }
 }
+
+#[cfg(test)]
+mod example_files {
+    use super::*;
+
+    /// Every example in `config/` is a valid configuration.
+    #[test]
+    fn the_examples_in_config_are_valid() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                Config::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "examples found: {n}");
+    }
+}

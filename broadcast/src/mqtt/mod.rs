@@ -9,6 +9,7 @@
 #[cfg(feature = "embedded-broker")]
 pub mod broker;
 pub mod options;
+mod poller;
 pub mod publisher;
 
 #[cfg(feature = "embedded-broker")]

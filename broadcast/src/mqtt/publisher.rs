@@ -25,10 +25,11 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event, EventLoop, LastWill, MqttOptions, Outgoing, Packet, QoS};
+use rumqttc::{AsyncClient, EventLoop, LastWill, MqttOptions, QoS};
 use tokio::sync::{mpsc, watch};
 
 use super::options::{BrokerUrl, PublisherOptions};
+use super::poller::{Gate, Note, poll};
 use crate::error::MqttOptionsError;
 use crate::hub::Hub;
 use crate::wire::topic;
@@ -181,23 +182,6 @@ fn start_embedded(listen: std::net::SocketAddr) -> Result<std::net::SocketAddr, 
 #[cfg(not(feature = "embedded-broker"))]
 fn start_embedded(_: std::net::SocketAddr) -> Result<std::net::SocketAddr, MqttOptionsError> {
     Err(MqttOptionsError::NoEmbeddedBroker)
-}
-
-/// Shared by poller and feeder: requests are handed to the client only while `up`, and
-/// under this lock, so no request of an old connection can reach a new one.
-#[derive(Debug, Default)]
-struct Gate {
-    up: bool,
-    epoch: u64,
-}
-
-/// What the poller tells the feeder.
-#[derive(Debug)]
-enum Note {
-    Up,
-    Down,
-    Sent { epoch: u64, pkid: u16 },
-    Acked { epoch: u64, pkid: u16 },
 }
 
 /// What a handed-over request was, to credit its `PubAck`.
@@ -462,80 +446,5 @@ impl PublisherLoop {
         }
         poller.abort();
         let _ = poller.await;
-    }
-}
-
-/// The poller task: see the module docs.
-async fn poll(
-    mut eventloop: EventLoop,
-    gate: Arc<Mutex<Gate>>,
-    notes: mpsc::UnboundedSender<Note>,
-    status: watch::Sender<MqttStatus>,
-    hub: Hub,
-    (min, max): (Duration, Duration),
-) {
-    let metrics = hub.metrics();
-    let mut delay = min;
-    let mut epoch = 0;
-    loop {
-        match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => {
-                {
-                    let mut gate = gate.lock().unwrap_or_else(|e| e.into_inner());
-                    gate.epoch += 1;
-                    gate.up = true;
-                    epoch = gate.epoch;
-                }
-                delay = min;
-                metrics.mqtt_connected.set(1);
-                metrics.mqtt_connections.inc();
-                status.send_modify(|s| {
-                    s.connected = true;
-                    s.connections += 1;
-                });
-                tracing::info!(epoch, "MQTT connected");
-                if notes.send(Note::Up).is_err() {
-                    return;
-                }
-            }
-            Ok(Event::Outgoing(Outgoing::Publish(pkid))) => {
-                let _ = notes.send(Note::Sent { epoch, pkid });
-            }
-            Ok(Event::Incoming(Packet::PubAck(ack))) => {
-                let _ = notes.send(Note::Acked {
-                    epoch,
-                    pkid: ack.pkid,
-                });
-            }
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
-                gate.lock().unwrap_or_else(|e| e.into_inner()).up = false;
-                metrics.mqtt_connected.set(0);
-                status.send_modify(|s| s.connected = false);
-                let _ = notes.send(Note::Down);
-                return;
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let was_up = {
-                    let mut gate = gate.lock().unwrap_or_else(|e| e.into_inner());
-                    std::mem::replace(&mut gate.up, false)
-                };
-                // Requests queued after the failure belong to no connection: drop them (the
-                // feeder re-sends from the last acknowledged event on the next ConnAck).
-                eventloop.clean();
-                if was_up {
-                    tracing::warn!(error = %e, "MQTT connection lost");
-                    metrics.mqtt_connected.set(0);
-                    status.send_modify(|s| s.connected = false);
-                    if notes.send(Note::Down).is_err() {
-                        return;
-                    }
-                } else {
-                    tracing::debug!(error = %e, ?delay, "MQTT connect failed");
-                }
-                tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(max);
-            }
-        }
     }
 }

@@ -26,11 +26,14 @@ impl ClockState {
         }
     }
 
-    /// Whole seconds as the clock reports them (fractions dropped, as trace readings of
-    /// whole seconds are what a DGT clock would have reported at that moment).
+    /// Whole seconds as a clock display shows them: rounded up while a fraction remains,
+    /// as a countdown clock does (3:00 until a full second has gone).
     pub(crate) fn display(&self, now: Instant) -> (u32, u32) {
         let (w, b) = self.now(now);
-        ((w + 1e-6).floor() as u32, (b + 1e-6).floor() as u32)
+        (
+            (w - 1e-6).ceil().max(0.0) as u32,
+            (b - 1e-6).ceil().max(0.0) as u32,
+        )
     }
 }
 
