@@ -1,1 +1,22 @@
-//! End-to-end tests of bugbridge.
+//! End-to-end tests of bugbridge: two emulated DGT boards with clocks on real
+//! pseudo-terminals, the daemon in-process (`app::run`), a real MQTT broker on loopback
+//! (the embedded rumqttd, started and stopped by the test), the HTTP API and SSE stream.
+//!
+//! Every wait is on an observable effect (an emulator's status, an MQTT message, an SSE
+//! frame), bounded by `bugbridge_tests::LIMIT`; no fixed ports. The kill -9 test runs the
+//! real binary and lives with the daemon's crate (`daemon/tests/crash.rs`).
+//!
+//! * `subscriber`: every move reaches an MQTT subscriber, in order, with its BFEN.
+//! * `broker_restart`: the broker restarted mid-game; retained state current, no
+//!   unexplained `seq` gap.
+//! * `unplug`: a board unplugged and replugged mid-game; `link-lost`, then the game goes on.
+//! * `demo`: `bugbridge demo` with nothing else installed.
+
+#[path = "e2e/broker_restart.rs"]
+mod broker_restart;
+#[path = "e2e/demo.rs"]
+mod demo;
+#[path = "e2e/subscriber.rs"]
+mod subscriber;
+#[path = "e2e/unplug.rs"]
+mod unplug;

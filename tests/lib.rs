@@ -1,1 +1,60 @@
-//! Shared helpers of bugbridge's end-to-end tests.
+//! Shared helpers of bugbridge's end-to-end tests and benchmarks.
+//!
+//! Everything runs for real: two emulated DGT boards with clocks on pseudo-terminals
+//! (`bugbridge_drivers::emulate`), the daemon (in-process through `bugbridge::app::run`, or
+//! the `bugbridge` binary as a child process), an MQTT broker on loopback, the HTTP API.
+//! Nothing synchronises by sleeping: every wait is on an observable effect (the emulator's
+//! status watch, an MQTT message, an SSE frame), bounded by [`LIMIT`].
+//!
+//! # Layout
+//!
+//! * [`game`]: a corpus BPGN game (or its first plies) → the sensor trace two boards would
+//!   produce ([`game::TestGame`]), and what an uninterrupted run must record (the offline
+//!   re-inference of the same trace).
+//! * [`table`]: the two emulated boards in [`Pace::Manual`](bugbridge_drivers::emulate::Pace),
+//!   advanced one event at a time in trace order ([`table::Table`]).
+//! * [`daemon`]: the daemon's configuration for a test and the daemon in a task
+//!   ([`daemon::InProcess`]).
+//! * [`child`]: the daemon as a child process ([`child::ChildDaemon`]), for `kill -9`,
+//!   memory and CPU.
+//! * [`mqtt`]: a recording subscriber ([`mqtt::Subscriber`]) and a broker that can be
+//!   stopped and started again on the same port ([`mqtt::RestartableBroker`]).
+//! * [`http`]: a minimal HTTP/1.1 client for the JSON API and the SSE stream.
+//! * [`scenarios`]: the scenarios run against any broker ([`scenarios::Broker`]): the
+//!   embedded one in `cargo test`, Debian's mosquitto in the opt-in suite.
+//! * [`temp`]: temporary directories removed on drop.
+
+#[path = "support/child.rs"]
+pub mod child;
+#[path = "support/daemon.rs"]
+pub mod daemon;
+#[path = "support/game.rs"]
+pub mod game;
+#[path = "support/http.rs"]
+pub mod http;
+#[path = "support/mqtt.rs"]
+pub mod mqtt;
+#[path = "support/scenarios.rs"]
+pub mod scenarios;
+#[path = "support/table.rs"]
+pub mod table;
+#[path = "support/temp.rs"]
+pub mod temp;
+
+use std::time::Duration;
+
+/// The upper bound of every wait: far above what any step takes, so that it only turns a
+/// hang into a clear failure.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// Awaits `fut`, failing with `what` if it takes longer than [`LIMIT`].
+///
+/// # Panics
+///
+/// When `fut` does not complete within [`LIMIT`].
+pub async fn within<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(LIMIT, fut).await {
+        Ok(v) => v,
+        Err(_) => panic!("timed out after {LIMIT:?} waiting for {what}"),
+    }
+}

@@ -12,9 +12,9 @@ use std::time::Duration;
 use bugbridge::rules::notation::parse_board_fen;
 use bugbridge::rules::{Position, Ruleset};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use shakmaty::CastlingMode;
 use shakmaty::fen::Fen;
 use shakmaty::variant::Crazyhouse;
-use shakmaty::{CastlingMode, Position as _};
 
 /// (id, FEN, depth, count)
 const SUITE: &[(&str, &str, u32, u64)] = &[

@@ -10,7 +10,8 @@
 //!   ended (FICS exports write the result of that board);
 //! - with `--positions`, one line per move played:
 //!   `<file> #<n>\t<move token>\t<san as written>\t<BFEN after the move>`; an illegal game
-//!   stops after its illegal move, and its `illegal ...` line goes to `err` instead.
+//!   stops after its illegal move, and its `illegal ...` line goes to `err` instead; a
+//!   skipped repeated final move has no line.
 //!
 //! `<file>` is the path as given. Unreadable text gives `<file>:<line>:<column>: expected
 //! ..., found ...` on `err`.

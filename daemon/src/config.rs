@@ -492,14 +492,14 @@ impl Config {
                 }
                 _ => {}
             }
-            if let Some(port) = &b.port {
-                if boards.iter().any(|o| o.port.as_deref() == Some(port)) {
-                    return Err(at(
-                        span,
-                        &key("port"),
-                        format!("port {port} is used by both boards"),
-                    ));
-                }
+            if let Some(port) = &b.port
+                && boards.iter().any(|o| o.port.as_deref() == Some(port))
+            {
+                return Err(at(
+                    span,
+                    &key("port"),
+                    format!("port {port} is used by both boards"),
+                ));
             }
             if b.driver == DriverKind::Millennium && b.clock == ClockSource::Board {
                 return Err(at(

@@ -213,7 +213,7 @@ pub fn encode(ev: &SensorEvent) -> TraceEvent {
             piece: p,
         } => TraceEvent::Square {
             board: wire_board_id(*b),
-            sq: trace::Square::new(sq.index() as u8).unwrap_or_else(|| unreachable_square()),
+            sq: trace::Square::new(sq.index() as u8).unwrap_or_else(unreachable_square),
             piece: p.and_then(|p| SensorPiece::from_char(p.char())),
         },
         SensorEvent::Clock {
@@ -284,14 +284,16 @@ fn encode_operator(op: &OperatorAction) -> TraceEvent {
     }
 }
 
+/// A whole trace decoded: the `meta` facts, the events with their times, and the operator
+/// actions this version does not know.
+pub type DecodedTrace = (Meta, Vec<(u64, SensorEvent)>, Vec<String>);
+
 /// Decodes a whole trace into the inference's input, with the `meta` facts.
 ///
 /// # Errors
 ///
 /// The first [`trace::TraceError`] (it names the line).
-pub fn decode_trace(
-    text: &str,
-) -> Result<(Meta, Vec<(u64, SensorEvent)>, Vec<String>), trace::TraceError> {
+pub fn decode_trace(text: &str) -> Result<DecodedTrace, trace::TraceError> {
     let lines: Vec<TraceLine> = trace::parse_trace(text)?;
     let mut meta = Meta::default();
     let mut events = Vec::with_capacity(lines.len());

@@ -48,7 +48,7 @@ fn uci_set_ours(pos: &Position) -> BTreeSet<String> {
 
 #[test]
 fn legal_moves_equal_shakmaty_crazyhouse_on_10000_random_positions() {
-    let mut rng = Rng(0x00b1_6b0d_9e);
+    let mut rng = Rng(0xb16b_0d9e);
     let mut compared = 0;
     let mut with_drops = 0;
     let mut in_check = 0;

@@ -1,13 +1,15 @@
 //! simulate → infer → the record must give back the source game: boards, interleaving
 //! order, moves and clock times to the second.
 //!
-//! `cargo test` runs a sample (30 games per profile); `BUGBRIDGE_FULL=1 cargo test
-//! --release -p bugbridge --test roundtrip -- --nocapture` runs the full set (500 random
-//! games × 3 profiles) and prints the figures.
+//! `cargo test` runs a sample (30 random games per profile, and every legal real game of
+//! `tests/data/bpgn` on every profile); `BUGBRIDGE_FULL=1 cargo test --release -p bugbridge
+//! --test roundtrip -- --nocapture` runs the full set (500 random games × 3 profiles; a
+//! number ≥ 500 instead of `1` runs that many) and prints the figures.
 
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer};
-use bugbridge::rules::{BoardId, Ruleset};
-use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
+use bugbridge::rules::{BoardId, BughouseGame, Ruleset};
+use bugbridge::simulate::{Profile, SimGame, SimMove, random_game, simulate};
 
 /// How one game came back.
 #[derive(Debug, PartialEq, Eq)]
@@ -89,8 +91,17 @@ fn full() -> bool {
     std::env::var("BUGBRIDGE_FULL").is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
+/// `BUGBRIDGE_FULL=1`: 500 games per profile; a larger number: that many.
+fn full_count() -> u64 {
+    std::env::var("BUGBRIDGE_FULL")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n >= 500)
+        .unwrap_or(500)
+}
+
 fn run(profile: Profile) {
-    let count = if full() { 500 } else { 30 };
+    let count = if full() { full_count() } else { 30 };
     let gs = games(count);
     let plies: usize = gs.iter().map(|g| g.moves.len()).sum();
     let (exact, stopped, wrong) = check_profile(&gs, profile);
@@ -122,6 +133,111 @@ fn random_games_round_trip_exactly_on_noisy() {
 #[test]
 fn random_games_round_trip_on_faults_or_stop_with_an_alert() {
     run(Profile::Faults);
+}
+
+/// Every BPGN file under `dir`, recursively.
+fn bpgn_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            bpgn_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "bpgn") {
+            out.push(path);
+        }
+    }
+}
+
+/// The legal real games of the corpus, as games to simulate (a move without a clock
+/// comment keeps the mover's previous time).
+fn real_games() -> Vec<(String, SimGame)> {
+    let rules = Ruleset::default();
+    let mut files = Vec::new();
+    bpgn_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bpgn"),
+        &mut files,
+    );
+    files.sort();
+    let mut games = Vec::new();
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        let Ok(parsed) = parse_bpgn(&String::from_utf8_lossy(&bytes)) else {
+            continue;
+        };
+        for (n, game) in parsed.iter().enumerate() {
+            let Ok(replayed) = replay_bpgn(game, rules) else {
+                continue;
+            };
+            let Ok(start) = game.start_positions(rules) else {
+                continue;
+            };
+            if !replayed.is_legal() || replayed.moves.is_empty() {
+                continue;
+            }
+            let base = game.base_time().unwrap_or(180.0);
+            let mut last = bugbridge::rules::ByBoard::new_with(|_| bugbridge::rules::ByColor {
+                white: base,
+                black: base,
+            });
+            let moves = replayed
+                .moves
+                .iter()
+                .map(|m| {
+                    let seat = &mut last[m.token.board][m.token.color];
+                    let clock = game.moves[m.index].clock.unwrap_or(*seat);
+                    *seat = clock;
+                    SimMove {
+                        board: m.token.board,
+                        mv: m.mv,
+                        clock,
+                    }
+                })
+                .collect();
+            let start = BughouseGame::from_positions(
+                start.a.position.clone(),
+                start.b.position.clone(),
+                rules,
+            );
+            games.push((
+                format!("{} #{}", file.display(), n + 1),
+                SimGame {
+                    start,
+                    moves,
+                    base_seconds: base,
+                },
+            ));
+        }
+    }
+    games
+}
+
+#[test]
+fn real_bpgn_games_round_trip_exactly_on_every_profile() {
+    let games = real_games();
+    assert!(
+        games.len() >= 10,
+        "only {} legal real games found",
+        games.len()
+    );
+    for profile in Profile::ALL {
+        for seed in 0..3 {
+            for (name, game) in &games {
+                match replay(game, profile, seed) {
+                    Verdict::Exact => {}
+                    Verdict::StoppedWithAlert(_) if profile == Profile::Faults => {}
+                    other => panic!("{name} ({profile}, seed {seed}): {other:?}"),
+                }
+            }
+        }
+    }
+    println!(
+        "{} legal real games × 3 profiles × 3 seeds: exact",
+        games.len()
+    );
 }
 
 #[test]

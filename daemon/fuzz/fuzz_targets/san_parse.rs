@@ -38,20 +38,23 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = san.to_string();
-    assert_eq!(written.parse::<San>().ok(), Some(san), "{text:?} -> {written:?}");
+    assert_eq!(
+        written.parse::<San>().ok(),
+        Some(san),
+        "{text:?} -> {written:?}"
+    );
     for p in positions() {
-        for resolved in [
+        let resolved = [
             san.to_move(p),
             san.to_move_for(p, Color::White),
             san.to_move_for(p, Color::Black),
-        ] {
-            if let Ok(m) = resolved {
-                let _ = p.classify(&m);
-                let _ = san_string(p, &m);
-                let mut after = p.clone();
-                after.play(&m);
-                let _ = after.is_checkmate();
-            }
+        ];
+        for m in resolved.into_iter().flatten() {
+            let _ = p.classify(&m);
+            let _ = san_string(p, &m);
+            let mut after = p.clone();
+            after.play(&m);
+            let _ = after.is_checkmate();
         }
     }
 });

@@ -2,6 +2,7 @@
 //! one channel in arrival order, and the handles to light LEDs and stop them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, EmulatorHandle, Pace};
@@ -24,7 +25,7 @@ pub(crate) struct Boards {
     /// One session per configured board.
     pub(crate) sessions: ByBoard<Option<SessionHandle>>,
     /// Emulated boards, kept alive for the sessions that read them.
-    pub(crate) emulators: Vec<EmulatorHandle>,
+    pub(crate) emulators: Arc<Vec<EmulatorHandle>>,
 }
 
 impl Boards {
@@ -76,6 +77,10 @@ fn session_config(b: &BoardConfig, driver: WireDriver, port: PortSpec) -> Sessio
 }
 
 /// Starts the sessions of `boards`; their events arrive on the returned channel.
+///
+/// Emulated boards are all created first and held paused until every one of them has
+/// finished its start-up with its session, then they play together: the two boards of a
+/// match must start at the same moment, as real clocks do.
 pub(crate) fn start(
     boards: &[BoardConfig],
     speed: f64,
@@ -83,24 +88,37 @@ pub(crate) fn start(
     let (tx, rx) = mpsc::channel(1024);
     let mut sessions = ByBoard::<Option<SessionHandle>>::default();
     let mut emulators = Vec::new();
+    let mut traces: Vec<(PathBuf, Vec<TraceLine>)> = Vec::new();
+    let mut ports = Vec::new();
     for b in boards {
         let (driver, port) = match b.driver {
             DriverKind::Dgt => (WireDriver::Dgt, port_spec(b)),
             DriverKind::Millennium => (WireDriver::Millennium, port_spec(b)),
             DriverKind::Emulated => {
                 let path = b.trace.clone().unwrap_or_default();
-                let lines = read_trace(&path)?;
+                if !traces.iter().any(|(p, _)| *p == path) {
+                    traces.push((path.clone(), read_trace(&path)?));
+                }
+                let lines = traces
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map(|(_, l)| l.as_slice())
+                    .unwrap_or_default();
                 let mut cfg = EmulatorConfig::new(WireDriver::Dgt);
                 cfg.board = wire_board_id(b.id);
                 cfg.pace = Pace::Timed { speed };
                 cfg.clock = b.clock == ClockSource::Board;
-                let emu = Emulator::start(cfg, &lines)
+                let emu = Emulator::start(cfg, lines)
                     .map_err(|e| AppError::Device(format!("board {}: emulator: {e}", b.id)))?;
+                emu.pause();
                 let port = PortSpec::Path(emu.path());
                 emulators.push(emu);
                 (WireDriver::Dgt, port)
             }
         };
+        ports.push((b, driver, port));
+    }
+    for (b, driver, port) in ports {
         let (handle, mut events) = spawn_session(session_config(b, driver, port))
             .map_err(|e| AppError::Device(format!("board {}: {e}", b.id)))?;
         sessions[b.id] = Some(handle);
@@ -111,6 +129,22 @@ pub(crate) fn start(
                 if tx.send(ev).await.is_err() {
                     break;
                 }
+            }
+        });
+    }
+    let emulators = Arc::new(emulators);
+    if !emulators.is_empty() {
+        let mut watches: Vec<_> = emulators.iter().map(EmulatorHandle::watch).collect();
+        let all = Arc::clone(&emulators);
+        tokio::spawn(async move {
+            for w in &mut watches {
+                // Cancel-safe: a watch keeps the latest status.
+                if w.wait_for(|s| s.synced).await.is_err() {
+                    return;
+                }
+            }
+            for e in all.iter() {
+                e.play();
             }
         });
     }

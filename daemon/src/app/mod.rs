@@ -182,6 +182,8 @@ pub async fn run(
         match_id = %config.match_id,
         boards = config.boards.len(),
         journal = %table.files().journal.display(),
+        http = %endpoints.http.map_or_else(|| "-".to_owned(), |a| a.to_string()),
+        mqtt_broker = %endpoints.mqtt_broker.map_or_else(|| "-".to_owned(), |a| a.to_string()),
         "running"
     );
     if let Some(ready) = options.ready {

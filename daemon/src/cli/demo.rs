@@ -45,8 +45,9 @@ pub struct DemoArgs {
     /// The seed of the simulated noise.
     #[arg(long, default_value_t = 7)]
     pub seed: u64,
-    /// How many times the game is played before the demo stops.
-    #[arg(long, default_value_t = 1000)]
+    /// How many times the game is played before the demo stops (a new game begins when
+    /// both boards are set up again).
+    #[arg(long, default_value_t = 20)]
     pub loops: u32,
     /// Where recordings go (default: a fresh temporary directory).
     #[arg(long)]

@@ -2,11 +2,11 @@
 //! placement, the order of lifts, the clock, the link, a press waiting for the board to
 //! settle and a drop waiting for the other board.
 
-use crate::rules::{Bitboard, Board, ByColor, Color, Piece, Square};
+use crate::rules::{Bitboard, Board, ByColor, Color, Piece, Pockets, Position, Square};
 
 use super::SensorEvent;
+use super::engine::Completion;
 use super::matcher::Explanation;
-use super::output::MoveFlags;
 
 /// How many lifts are remembered between two commits (more is noise).
 const MAX_LIFTS: usize = 64;
@@ -20,6 +20,9 @@ pub(crate) struct PendingPress {
     pub(crate) readings: Option<ByColor<f64>>,
     pub(crate) deadline: u64,
     pub(crate) alerted: bool,
+    /// The board's holdings at the press (a drop completed later may not use a piece
+    /// that arrived after it).
+    pub(crate) pockets: Pockets,
 }
 
 /// A drop of a piece not (yet) in hand: it waits for the other board's press that
@@ -27,10 +30,8 @@ pub(crate) struct PendingPress {
 #[derive(Debug, Clone)]
 pub(crate) struct DeferredDrop {
     pub(crate) exp: Explanation,
-    pub(crate) t: u64,
-    pub(crate) readings: Option<ByColor<f64>>,
+    pub(crate) done: Completion,
     pub(crate) deadline: u64,
-    pub(crate) flags: MoveFlags,
 }
 
 /// The state of one board.
@@ -69,6 +70,12 @@ pub(crate) struct Track {
     pub(crate) residual_board: Board,
     pub(crate) discrepancy_alerted: bool,
     pub(crate) last_press_t: u64,
+    /// The positions before the last commits (takeback detection).
+    pub(crate) history: Vec<Position>,
+    pub(crate) takeback_alerted: bool,
+    /// Squares whose piece is known to be off the board (alerted as a material
+    /// mismatch): no longer a reason to wait.
+    pub(crate) missing_ok: Bitboard,
 }
 
 impl Track {
@@ -94,6 +101,9 @@ impl Track {
             residual_board: Board::empty(),
             discrepancy_alerted: false,
             last_press_t: 0,
+            history: Vec::new(),
+            takeback_alerted: false,
+            missing_ok: Bitboard::EMPTY,
         }
     }
 

@@ -5,29 +5,21 @@
 //! on. Beyond the tolerance it is `premature-drop` when the capture stands on the other
 //! board unpressed, `drop-not-in-hand` when nothing supplies it.
 
-use crate::rules::{BoardId, ByColor, IllegalReason, Legality, Move, Role};
+use crate::rules::{BoardId, IllegalReason, Legality, Move, Role};
 
 use super::Inferrer;
 use super::board_track::DeferredDrop;
+use super::engine::Completion;
 use super::matcher::Explanation;
-use super::output::{Inference, MoveFlags};
+use super::output::Inference;
 
 impl Inferrer {
-    pub(crate) fn defer_drop(
-        &mut self,
-        board: BoardId,
-        exp: Explanation,
-        t: u64,
-        readings: Option<ByColor<f64>>,
-        flags: MoveFlags,
-    ) {
-        let deadline = t.saturating_add(self.config.drop_tolerance_ms);
+    pub(crate) fn defer_drop(&mut self, board: BoardId, exp: Explanation, done: Completion) {
+        let deadline = done.t.saturating_add(self.config.drop_tolerance_ms);
         self.tracks[board].deferred = Some(DeferredDrop {
             exp,
-            t,
-            readings,
+            done,
             deadline,
-            flags,
         });
     }
 
@@ -39,7 +31,7 @@ impl Inferrer {
         let reason = match self.game.board(board).classify(&d.exp.mv) {
             Legality::Illegal(IllegalReason::DropNotInHand) => {
                 if self.capture_pending_on_other_board(board, &d.exp.mv) {
-                    d.flags.premature = true;
+                    d.done.flags.premature = true;
                     IllegalReason::PrematureDrop
                 } else {
                     IllegalReason::DropNotInHand
@@ -48,13 +40,13 @@ impl Inferrer {
             Legality::Illegal(r) => r,
             Legality::Legal => {
                 d.exp.legality = Legality::Legal;
-                self.commit(board, d.exp, d.t, d.readings, d.flags, out);
+                self.commit(board, d.exp, d.done, out);
                 self.drain_queue(board, out);
                 return;
             }
         };
         d.exp.legality = Legality::Illegal(reason);
-        self.commit(board, d.exp, d.t, d.readings, d.flags, out);
+        self.commit(board, d.exp, d.done, out);
         self.drain_queue(board, out);
     }
 
@@ -65,12 +57,10 @@ impl Inferrer {
                 self.game.board(board).classify(&d.exp.mv)
                     != Legality::Illegal(IllegalReason::DropNotInHand)
             });
-            if ready {
-                if let Some(mut d) = self.tracks[board].deferred.take() {
-                    d.exp.legality = self.game.board(board).classify(&d.exp.mv);
-                    self.commit(board, d.exp, d.t, d.readings, d.flags, out);
-                    self.drain_queue(board, out);
-                }
+            if ready && let Some(mut d) = self.tracks[board].deferred.take() {
+                d.exp.legality = self.game.board(board).classify(&d.exp.mv);
+                self.commit(board, d.exp, d.done, out);
+                self.drain_queue(board, out);
             }
         }
     }
@@ -108,7 +98,7 @@ impl Inferrer {
         let committed = if piece.role == Role::Pawn {
             (pos.board().by_role(Role::Pawn) & ours).count() + (pos.promoted() & ours).count()
         } else {
-            (pos.board().by_role(piece.role) & ours - pos.promoted()).count()
+            (pos.board().by_role(piece.role) & (ours - pos.promoted())).count()
         };
         committed > phys.count(piece)
     }

@@ -1,15 +1,37 @@
 //! The state machine: sensor events in, decisions out.
 
-use crate::rules::notation::{san_string, write_bfen};
+use crate::rules::notation::{san_string, write_board_fen};
 use crate::rules::{
     Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, GameEnd, IllegalReason,
-    Legality, MatchResult, MaterialMismatch, MoveList, Piece, Square,
+    Legality, MatchResult, MaterialMismatch, MoveList, Piece, Position, Role, Square,
 };
 
 use super::board_track::{PendingPress, Track};
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
 use super::{InferConfig, OperatorAction, SensorEvent};
+
+/// How a move was completed: when, the clock then, how it was recognised, whose press.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Completion {
+    pub(crate) t: u64,
+    pub(crate) readings: Option<ByColor<f64>>,
+    pub(crate) flags: MoveFlags,
+    /// Whose press completed it (none without a clock).
+    pub(crate) presser: Option<Color>,
+    /// For a drop: the piece was already in hand at the press.
+    pub(crate) held_at_press: bool,
+}
+
+fn drop_role(m: &crate::rules::Move) -> Option<Role> {
+    match *m {
+        crate::rules::Move::Drop { piece, .. } => Some(piece.role),
+        _ => None,
+    }
+}
+
+/// How many earlier positions per board a takeback is compared with.
+const HISTORY: usize = 8;
 
 /// The move inference of one match (both boards): a pure state machine.
 ///
@@ -31,7 +53,14 @@ pub struct Inferrer {
     pub(crate) last_mismatch: Option<MaterialMismatch>,
     pub(crate) scratch: MoveList,
     pub(crate) end_reported: bool,
+    /// The start placement (compared on every put: parsed once).
+    pub(crate) start_board: Board,
+    /// Each board's last BFEN record, with the position and readings it was written for.
+    pub(crate) fen_cache: ByBoard<Option<FenCache>>,
 }
+
+/// A board's BFEN text and what it was written from.
+pub(crate) type FenCache = (Position, Option<ByColor<f64>>, String);
 
 impl Inferrer {
     /// A new inference from `start` (both boards in the start position when `None`).
@@ -50,6 +79,8 @@ impl Inferrer {
             last_mismatch: None,
             scratch: MoveList::with_capacity(256),
             end_reported: false,
+            start_board: Board::start(),
+            fen_cache: ByBoard::default(),
         }
     }
 
@@ -100,11 +131,12 @@ impl Inferrer {
     /// decided).
     pub fn observe_into(&mut self, t: u64, ev: &SensorEvent, out: &mut Vec<Inference>) {
         self.run_timers(t, out);
-        if let Some(board) = ev.board() {
-            if self.tracks[board].deferred.is_some() && !matches!(ev, SensorEvent::Operator(_)) {
-                self.tracks[board].queue.push((t, ev.clone()));
-                return;
-            }
+        if let Some(board) = ev.board()
+            && self.tracks[board].deferred.is_some()
+            && !matches!(ev, SensorEvent::Operator(_))
+        {
+            self.tracks[board].queue.push((t, ev.clone()));
+            return;
         }
         self.handle(t, ev, out);
     }
@@ -136,7 +168,7 @@ impl Inferrer {
     fn run_timers(&mut self, t: u64, out: &mut Vec<Inference>) {
         for board in BoardId::ALL {
             let track = &self.tracks[board];
-            if track.deferred.as_ref().is_some_and(|d| d.deadline <= t) {
+            if track.deferred.as_ref().is_some_and(|d| d.deadline < t) {
                 self.expire_deferred(board, out);
             }
             let track = &self.tracks[board];
@@ -198,6 +230,7 @@ impl Inferrer {
         }
         let sq = track.orient(sq);
         track.note(sq, piece);
+        track.missing_ok.discard(sq);
         track.physical.set_square(sq, piece);
         track.last_change = t;
         track.settled = false;
@@ -277,15 +310,14 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         self.tracks[board].last_press_t = t;
-        if let Some(p) = self.tracks[board].pending.take() {
-            if !self.try_resolve(board, p, true, out) {
-                if !p.alerted {
-                    self.tracks[board].pending = Some(p);
-                    self.alert_pending(board, out);
-                }
-                // A second press while the board still matches nothing: the first press
-                // is given up; the board is judged afresh for this one.
-            }
+        // A second press while the board still matches nothing: the first press is given
+        // up (and alerted); the board is judged afresh for this one.
+        if let Some(p) = self.tracks[board].pending.take()
+            && !self.try_resolve(board, p, true, out)
+            && !p.alerted
+        {
+            self.tracks[board].pending = Some(p);
+            self.alert_pending(board, out);
         }
         let press = PendingPress {
             by,
@@ -293,6 +325,7 @@ impl Inferrer {
             readings,
             deadline: t.saturating_add(self.config.press_grace_ms),
             alerted: false,
+            pockets: *self.game.board(board).pockets(),
         };
         if self.tracks[board].awaiting_snapshot {
             self.tracks[board].pending = Some(press);
@@ -317,14 +350,18 @@ impl Inferrer {
     ) -> bool {
         let pos = self.game.board(board);
         let track = &self.tracks[board];
-        let found = matcher::explain(
+        let found = matcher::explain_with(
             pos,
             &track.physical,
             p.by,
             &track.lifts,
             &mut self.scratch,
             false,
+            track.missing_ok,
         );
+        if found.is_none_or(|e| !e.legality.is_legal()) && self.takeback(board, p.t, out) {
+            return false;
+        }
         let Some(mut exp) = found else {
             return false;
         };
@@ -335,7 +372,18 @@ impl Inferrer {
             late_put: late,
             ..MoveFlags::default()
         };
-        self.commit_explained(board, exp, p.t, p.readings, flags, out);
+        let held_at_press = match exp.mv {
+            crate::rules::Move::Drop { piece, .. } => p.pockets[piece.color].has(piece.role),
+            _ => false,
+        };
+        let done = Completion {
+            t: p.t,
+            readings: p.readings,
+            flags,
+            presser: Some(p.by),
+            held_at_press,
+        };
+        self.commit_explained(board, exp, done, out);
         true
     }
 
@@ -343,11 +391,44 @@ impl Inferrer {
         if self.tracks[board].awaiting_snapshot {
             return;
         }
-        if let Some(p) = self.tracks[board].pending.take() {
-            if !self.try_resolve(board, p, true, out) {
-                self.tracks[board].pending = Some(p);
-            }
+        if let Some(p) = self.tracks[board].pending.take()
+            && !self.try_resolve(board, p, true, out)
+        {
+            self.tracks[board].pending = Some(p);
         }
+    }
+
+    /// The board was set back to an earlier position of the game (a takeback of one or
+    /// more plies, case 20/21). A completed move stands in bughouse (`rules.md` §5), so it
+    /// is not popped: the arbiter is told, and the inference waits for the board to match
+    /// the game again (or for an operator's correction). Returns whether it is one.
+    fn takeback(&mut self, board: BoardId, t: u64, out: &mut Vec<Inference>) -> bool {
+        let track = &self.tracks[board];
+        let plies = track
+            .history
+            .iter()
+            .rev()
+            .position(|p| matcher::diff(p, &track.physical).is_empty());
+        let Some(k) = plies else {
+            return false;
+        };
+        if !track.takeback_alerted {
+            self.tracks[board].takeback_alerted = true;
+            let back = k + 1;
+            out.push(Inference::Alert(Alert {
+                t,
+                board: Some(board),
+                code: AlertCode::UnrecognizedPosition,
+                reason: None,
+                number: None,
+                side: None,
+                san: None,
+                detail: format!(
+                    "board {board}: the board was set back {back} ply(s) (a takeback); completed moves stand, the game continues from the recorded position once the board matches it (a captured piece given back must come from the partner's holdings)"
+                ),
+            }));
+        }
+        true
     }
 
     fn alert_pending(&mut self, board: BoardId, out: &mut Vec<Inference>) {
@@ -356,6 +437,9 @@ impl Inferrer {
         };
         p.alerted = true;
         self.tracks[board].pending = Some(p);
+        if self.commit_with_missing_pieces(board, p, out) {
+            return;
+        }
         let pos = self.game.board(board);
         let physical = &self.tracks[board].physical;
         if matcher::diff(pos, physical).is_empty() || matcher::looks_unfinished(pos, physical, p.by)
@@ -383,6 +467,71 @@ impl Inferrer {
         }
     }
 
+    /// The press still waits after the grace: if a move explains the board once pieces
+    /// missing from it are taken as gone (hidden, taken off), that is what happened: the
+    /// move is committed at its press and the missing pieces are alerted as a material
+    /// mismatch, once.
+    fn commit_with_missing_pieces(
+        &mut self,
+        board: BoardId,
+        p: PendingPress,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let pos = self.game.board(board);
+        let track = &self.tracks[board];
+        let gone = matcher::missing(pos, &track.physical) | track.missing_ok;
+        let Some(exp) = matcher::explain_with(
+            pos,
+            &track.physical,
+            p.by,
+            &track.lifts,
+            &mut self.scratch,
+            false,
+            gone,
+        ) else {
+            return false;
+        };
+        // Only a legal move with pieces gone; a board set back is a takeback, not this.
+        if !exp.legality.is_legal() {
+            return false;
+        }
+        let mut after = pos.clone();
+        after.play(&exp.mv);
+        let newly = (exp.residual & matcher::missing(&after, &track.physical)) - track.missing_ok;
+        if newly.is_empty() {
+            // Nothing is missing: the press was not waiting for a hidden piece.
+            return false;
+        }
+        self.tracks[board].missing_ok |= newly;
+        self.tracks[board].pending = None;
+        let squares: Vec<String> = newly.into_iter().map(|s| s.to_string()).collect();
+        out.push(Inference::Alert(Alert {
+            t: p.deadline,
+            board: Some(board),
+            code: AlertCode::MaterialMismatch,
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail: format!(
+                "board {board}: a piece is missing from {} (hidden or taken off the board)",
+                squares.join(" ")
+            ),
+        }));
+        let done = Completion {
+            t: p.t,
+            readings: p.readings,
+            flags: MoveFlags {
+                late_put: true,
+                ..MoveFlags::default()
+            },
+            presser: Some(p.by),
+            held_at_press: false,
+        };
+        self.commit_explained(board, exp, done, out);
+        true
+    }
+
     fn alert_no_move(&mut self, board: BoardId, p: PendingPress, out: &mut Vec<Inference>) {
         out.push(Inference::Alert(Alert {
             t: p.t,
@@ -404,28 +553,33 @@ impl Inferrer {
         &mut self,
         board: BoardId,
         exp: Explanation,
-        t: u64,
-        readings: Option<ByColor<f64>>,
-        flags: MoveFlags,
+        done: Completion,
         out: &mut Vec<Inference>,
     ) {
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
-            self.defer_drop(board, exp, t, readings, flags);
+            self.defer_drop(board, exp, done);
             return;
         }
-        self.commit(board, exp, t, readings, flags, out);
+        self.commit(board, exp, done, out);
     }
 
-    /// Plays a move into the game, records it and says so.
+    /// Plays a move into the game, records it and says so. `presser`: whose press
+    /// completed it; the clock decides who moves next (bughouse is "clock move"), even
+    /// after a move of the wrong piece.
     pub(crate) fn commit(
         &mut self,
         board: BoardId,
         exp: Explanation,
-        t: u64,
-        readings: Option<ByColor<f64>>,
-        mut flags: MoveFlags,
+        done: Completion,
         out: &mut Vec<Inference>,
     ) {
+        let Completion {
+            t,
+            readings,
+            mut flags,
+            presser,
+            held_at_press,
+        } = done;
         flags.promotion_not_shown |= exp.promotion_not_shown;
         if !self.config.clock[board] && readings.is_none() {
             flags.no_clock = true;
@@ -448,29 +602,46 @@ impl Inferrer {
             t,
             legality: exp.legality,
             flags,
+            handoff: None,
         };
-        let outcome = self.apply(&entry);
+        let before = self.game.board(board).clone();
+        let history = &mut self.tracks[board].history;
+        if history.len() >= HISTORY {
+            history.remove(0);
+        }
+        history.push(before);
+        self.tracks[board].takeback_alerted = false;
+        let mut entry = entry;
+        let (outcome, handoff) = self.apply(&entry);
+        entry.handoff = handoff;
+        if let Some(by) = presser
+            && by != side
+        {
+            self.game.board_mut(board).set_turn(by.other());
+        }
         // The record is in press order: a move completed after its press (the piece was
         // still in hand) goes before the presses decided meanwhile. (A drop that waited
         // for its supplier stays after it: that is the order the rules give.)
         let mut at = self.record.len();
         while flags.late_put && at > 0 && self.record[at - 1].t > entry.t {
+            // A drop never goes before the partner's capture that may have supplied it.
+            let passed = &self.record[at - 1];
+            let supplier = !held_at_press
+                && passed.board != board
+                && passed.side == side.other()
+                && drop_role(&entry.mv).is_some()
+                && passed.handoff == drop_role(&entry.mv);
+            if supplier {
+                break;
+            }
             at -= 1;
         }
         self.record.insert(at, entry.clone());
         let track = &mut self.tracks[board];
-        track.lifts.clear();
         let residual = matcher::diff(self.game.board(board), &track.physical);
-        let bfen = write_bfen(
-            ByBoard {
-                a: self.game.board(BoardId::A),
-                b: self.game.board(BoardId::B),
-            },
-            ByBoard {
-                a: self.tracks.a.readings,
-                b: self.tracks.b.readings,
-            },
-        );
+        // What the opponent has already done (a premove) stays in the log.
+        track.lifts.retain(|&(sq, _)| residual.contains(sq));
+        let bfen = self.bfen();
         out.push(Inference::Move {
             entry: entry.clone(),
             bfen,
@@ -491,8 +662,10 @@ impl Inferrer {
                 ),
             }));
         }
-        if let Some(end) = outcome {
-            if !self.end_reported {
+        if let Some(end) = outcome
+            && !self.end_reported
+        {
+            {
                 self.end_reported = true;
                 out.push(Inference::End {
                     t,
@@ -508,17 +681,40 @@ impl Inferrer {
         self.after_handoff(out);
     }
 
+    /// The BFEN of both boards with the latest readings: the same text as
+    /// [`write_bfen`](crate::rules::notation::write_bfen), but a board whose position and
+    /// readings did not change since the last one reuses its text.
+    fn bfen(&mut self) -> String {
+        for b in BoardId::ALL {
+            let pos = self.game.board(b);
+            let readings = self.tracks[b].readings;
+            let fresh = self.fen_cache[b]
+                .as_ref()
+                .is_some_and(|(p, r, _)| p == pos && *r == readings);
+            if !fresh {
+                let text = write_board_fen(pos, readings);
+                self.fen_cache[b] = Some((pos.clone(), readings, text));
+            }
+        }
+        let text = |b: BoardId| {
+            self.fen_cache[b]
+                .as_ref()
+                .map_or("", |(_, _, t)| t.as_str())
+        };
+        format!("{} | {}", text(BoardId::A), text(BoardId::B))
+    }
+
     /// Plays a record entry into the game (with the debts of premature drops).
-    pub(crate) fn apply(&mut self, entry: &RecordEntry) -> Option<GameEnd> {
+    pub(crate) fn apply(&mut self, entry: &RecordEntry) -> (Option<GameEnd>, Option<Role>) {
         let board = entry.board;
         let outcome = self
             .game
             .play_classified(board, &entry.mv, entry.legality, entry.t);
-        if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop) {
-            if let crate::rules::Move::Drop { piece, .. } = entry.mv {
-                let d = &mut self.debts[board][piece.color][piece.role.index()];
-                *d = d.saturating_add(1);
-            }
+        if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop)
+            && let crate::rules::Move::Drop { piece, .. } = entry.mv
+        {
+            let d = &mut self.debts[board][piece.color][piece.role.index()];
+            *d = d.saturating_add(1);
         }
         if let Some((seat, role)) = outcome.handoff {
             let d = &mut self.debts[seat.board][seat.color][role.index()];
@@ -527,12 +723,15 @@ impl Inferrer {
                 self.game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
             }
         }
-        outcome.end
+        (outcome.end, outcome.handoff.map(|(_, role)| role))
     }
 
     fn audit(&mut self, t: u64, board: Option<BoardId>, out: &mut Vec<Inference>) {
         match self.game.material_audit() {
             Ok(()) => self.last_mismatch = None,
+            // A premature drop's piece is counted once on the board and once where the
+            // pending capture still shows it: not a mismatch until that capture settles.
+            Err(m) if self.debts_explain(&m) => self.last_mismatch = None,
             Err(m) => {
                 if self.last_mismatch.as_ref() != Some(&m) {
                     out.push(Inference::Alert(Alert {
@@ -551,6 +750,16 @@ impl Inferrer {
         }
     }
 
+    fn debts_explain(&self, m: &MaterialMismatch) -> bool {
+        m.differences.iter().all(|&(color, role, have, want)| {
+            let owed: usize = BoardId::ALL
+                .into_iter()
+                .map(|b| self.debts[b][color][role.index()] as usize)
+                .sum();
+            owed > 0 && have == want + owed
+        })
+    }
+
     /// The same squares left over at two commits in a row, showing the same: not a
     /// premove but a discrepancy (a knocked piece left on a neighbouring square, a piece
     /// taken off the board).
@@ -562,7 +771,7 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         let track = &mut self.tracks[board];
-        let stuck: crate::rules::Bitboard = (residual & track.residual)
+        let stuck: crate::rules::Bitboard = (residual & (track.residual - track.missing_ok))
             .into_iter()
             .filter(|&sq| track.residual_board.piece_at(sq) == track.physical.piece_at(sq))
             .collect();
@@ -639,7 +848,7 @@ impl Inferrer {
         if self.record.is_empty() {
             return;
         }
-        let start = Board::start();
+        let start = self.start_board;
         if self.tracks.a.physical != start || self.tracks.b.physical != start {
             return;
         }
@@ -664,6 +873,7 @@ impl Inferrer {
             track.lifts.clear();
             track.flag_alerted = ByColor::default();
             track.residual = crate::rules::Bitboard::EMPTY;
+            track.history.clear();
         }
         out.push(Inference::NewGame { t });
     }

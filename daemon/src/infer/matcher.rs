@@ -22,10 +22,10 @@ pub(crate) fn diff(pos: &Position, phys: &Board) -> Bitboard {
     d |= b.by_color(Color::White) ^ phys.by_color(Color::White);
     let promoted = d & pos.promoted();
     for sq in promoted {
-        if let (Some(c), Some(p)) = (b.piece_at(sq), phys.piece_at(sq)) {
-            if p == Role::Pawn.of(c.color) {
-                d.discard(sq);
-            }
+        if let (Some(c), Some(p)) = (b.piece_at(sq), phys.piece_at(sq))
+            && p == Role::Pawn.of(c.color)
+        {
+            d.discard(sq);
         }
     }
     d
@@ -49,22 +49,33 @@ pub(crate) fn touched(m: &Move) -> Bitboard {
 
 /// Whether the squares left over after `mover`'s move look like the other side's
 /// unfinished next move: its pieces lifted or put (on empty squares or on `mover`'s
-/// pieces). A piece of `mover` appearing is never the other side's work, and a piece of
-/// `mover` missing is not decided yet: it may be in the hand that makes the move (a slide
-/// still going on), or a victim the opponent holds; the press waits until the board
-/// tells.
+/// pieces). A piece of `mover` appearing is never the other side's work. A piece of
+/// `mover` missing is the other side's victim only when the sensors did show it there and
+/// the other side has visibly put a piece down (an e.p. or a capture in progress);
+/// otherwise it may be in the hand that makes the move (a slide still going on), and the
+/// press waits until the board tells.
 fn residual_is_other_side(
     after: &Position,
     phys: &Board,
+    lifts: &LiftOrder,
     residual: Bitboard,
     mover: Color,
+    missing_ok: Bitboard,
 ) -> bool {
     let other = mover.other();
+    let other_put = (residual & phys.by_color(other)).any();
     residual
         .into_iter()
         .all(|sq| match (after.board().piece_at(sq), phys.piece_at(sq)) {
             (_, Some(p)) => p.color == other,
-            (Some(a), None) => a.color == other,
+            (Some(a), None) => {
+                a.color == other
+                    || missing_ok.contains(sq)
+                    || (other_put
+                        && lifts
+                            .iter()
+                            .any(|&(s, p)| s == sq && p.is_some_and(|p| p.color == mover)))
+            }
             (None, None) => true,
         })
 }
@@ -100,6 +111,20 @@ pub(crate) fn explain(
     scratch: &mut MoveList,
     exact: bool,
 ) -> Option<Explanation> {
+    explain_with(pos, phys, presser, lifts, scratch, exact, Bitboard::EMPTY)
+}
+
+/// [`explain`], accepting pieces missing from the squares of `missing_ok` (known to be
+/// off the board: hidden, taken away) as they stand.
+pub(crate) fn explain_with(
+    pos: &Position,
+    phys: &Board,
+    presser: Color,
+    lifts: &LiftOrder,
+    scratch: &mut MoveList,
+    exact: bool,
+    missing_ok: Bitboard,
+) -> Option<Explanation> {
     let d = diff(pos, phys);
     if d.is_empty() {
         return None;
@@ -109,11 +134,15 @@ pub(crate) fn explain(
     let d_ext = lifts.iter().fold(d, |acc, &(sq, _)| acc.with(sq));
     let mut best: Option<(Score, Explanation)> = None;
     for (rank, mover) in [presser, presser.other()].into_iter().enumerate() {
-        candidates(pos, phys, mover, d_ext, lifts, scratch);
-        for m in scratch.iter() {
-            if let Some(e) = evaluate(pos, phys, m, mover, lifts, exact) {
+        let legal = candidates(pos, phys, mover, d_ext, lifts, scratch);
+        let known_legal = mover == pos.turn();
+        for (i, m) in scratch.iter().enumerate() {
+            let mode = Mode { exact, missing_ok };
+            if let Some(e) = evaluate(pos, phys, m, mover, lifts, known_legal && i < legal, mode) {
                 let score = Score {
+                    acausal: usize::from(acausal(&e.mv, mover, lifts)),
                     unseen: usize::from(shown_at(phys, lifts, mover, e.mv.to()).is_none()),
+                    passed: passed_through(&e.mv, mover, lifts),
                     residual: e.residual.count(),
                     out_of_turn: rank,
                     illegal: usize::from(!e.legality.is_legal()),
@@ -134,11 +163,25 @@ pub(crate) fn explain(
     best.map(|(_, e)| e)
 }
 
+/// How strict a match must be.
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    /// No leftover squares at all.
+    exact: bool,
+    /// Squares whose piece is known to be off the board.
+    missing_ok: Bitboard,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Score {
+    /// The piece arrived on the landing square before it left its origin.
+    acausal: usize,
     /// The landing square never showed the mover's piece (taken in hand, or a premove's
     /// victim): only when nothing better fits.
     unseen: usize,
+    /// The same piece was put down elsewhere after it was seen on the landing square: the
+    /// square was on its way (a slide), not its destination.
+    passed: usize,
     residual: usize,
     out_of_turn: usize,
     illegal: usize,
@@ -146,12 +189,45 @@ struct Score {
     order: usize,
 }
 
+/// Whether the sensors saw the piece land on `to` before it left its origin: then the
+/// origin was emptied by something else (the opponent's capture), and this is not the
+/// move.
+fn acausal(m: &Move, mover: Color, lifts: &LiftOrder) -> bool {
+    let Some(from) = m.from() else {
+        return false;
+    };
+    let to = m.to();
+    let lift = lifts.iter().position(|&(s, p)| s == from && p.is_none());
+    let put = lifts
+        .iter()
+        .rposition(|&(s, p)| s == to && p.is_some_and(|p| p.color == mover));
+    matches!((lift, put), (Some(l), Some(p)) if l > p)
+}
+
+fn passed_through(m: &Move, mover: Color, lifts: &LiftOrder) -> usize {
+    let to = m.to();
+    let Some((at, piece)) = lifts
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, &(s, p))| p.filter(|p| s == to && p.color == mover).map(|p| (i, p)))
+    else {
+        return 0;
+    };
+    lifts[at + 1..]
+        .iter()
+        .filter(|&&(s, p)| s != to && p == Some(piece))
+        .count()
+}
+
 fn order_rank(m: &Move, lifts: &LiftOrder) -> usize {
     match m.from() {
+        // A piece never seen leaving its square is less likely the mover than a drop
+        // (a capture by direct replacement overwrites a square without emptying it).
         Some(from) => lifts
             .iter()
             .position(|&(s, p)| s == from && p.is_none())
-            .unwrap_or(lifts.len()),
+            .unwrap_or(lifts.len() + 2),
         None => lifts.len() + 1,
     }
 }
@@ -162,8 +238,10 @@ fn evaluate(
     m: &Move,
     mover: Color,
     lifts: &LiftOrder,
-    exact: bool,
+    known_legal: bool,
+    mode: Mode,
 ) -> Option<Explanation> {
+    let Mode { exact, missing_ok } = mode;
     let mv = pos.normalize(m);
     let mut after = pos.clone();
     after.play(&mv);
@@ -171,10 +249,13 @@ fn evaluate(
     if exact && residual.any() {
         return None;
     }
-    if !residual_is_other_side(&after, phys, residual, mover) {
+    if !residual_is_other_side(&after, phys, lifts, residual, mover, missing_ok) {
         return None;
     }
     let shown = shown_at(phys, lifts, mover, mv.to()).map(|p| p.role);
+    // The mover's piece must have been seen on its landing square (it may since have been
+    // taken by the opponent's premove); otherwise the move is not (yet) on the board.
+    shown?;
     if let Some(promotion) = mv.promotion() {
         // A promotion shows the declared piece or the pawn; another piece is another
         // promotion.
@@ -186,7 +267,12 @@ fn evaluate(
     Some(Explanation {
         mv,
         mover,
-        legality: pos.classify(&mv),
+        // Classifying generates moves again: skip it for moves from the legal list.
+        legality: if known_legal {
+            Legality::Legal
+        } else {
+            pos.classify(&mv)
+        },
         residual,
         promotion_not_shown,
     })
@@ -194,7 +280,8 @@ fn evaluate(
 
 /// Every move of `mover` that could explain the differing squares `d`: its legal moves,
 /// then the physically possible ones read off the squares (a piece of `mover` vanished
-/// from one square and one appeared on another; a piece appeared from nowhere).
+/// from one square and one appeared on another; a piece appeared from nowhere). Returns
+/// how many of them (first in `out`) come from the legal list.
 pub(crate) fn candidates(
     pos: &Position,
     phys: &Board,
@@ -202,7 +289,7 @@ pub(crate) fn candidates(
     d: Bitboard,
     lifts: &LiftOrder,
     out: &mut MoveList,
-) {
+) -> usize {
     out.clear();
     if pos.turn() == mover {
         pos.legal_moves_into(out);
@@ -234,6 +321,7 @@ pub(crate) fn candidates(
             i += 1;
         }
     }
+    legal_count
 }
 
 /// Moves read off the squares: any piece of `mover` that vanished, to any square where a
@@ -298,12 +386,16 @@ fn physical_moves(
 fn shown_at(phys: &Board, lifts: &LiftOrder, mover: Color, sq: Square) -> Option<Piece> {
     match phys.piece_at(sq) {
         Some(p) if p.color == mover => Some(p),
-        Some(_) => lifts
+        _ => lifts
             .iter()
             .rev()
             .find_map(|&(s, p)| p.filter(|p| s == sq && p.color == mover)),
-        None => None,
     }
+}
+
+/// The squares where a piece of the committed position is missing from the board.
+pub(crate) fn missing(pos: &Position, phys: &Board) -> Bitboard {
+    pos.board().occupied() - phys.occupied()
 }
 
 /// Whether the differing squares look like `mover` has started a move but not finished

@@ -9,11 +9,39 @@
 //! states in between, so slides, hesitations, adjusted pieces, flicker and captures in
 //! any order need no special handling; ties are broken by the order of lifts.
 //!
+//! # How the hard cases fall out (`inference-hard-cases.md`)
+//!
+//! - Only the placement at the press matters, so slides (1), hesitations and j'adoube
+//!   (16), flicker and misreads between presses (18, 19), castling in any order (6–8) and
+//!   e.p. in any order (9, 10) need nothing special.
+//! - Captures in any order (2–4, 15, 24): the move must explain every changed square; what
+//!   is left over must be the opponent's work in progress (a premove, 22–24), never a
+//!   piece of the mover appearing, and a piece of the mover missing only when the
+//!   opponent visibly took it.
+//! - Ties use the readings since the last commit: the piece lifted first (5), the square
+//!   a piece was last put on (a slide's transit squares lose), a piece seen put down
+//!   before a premove took it, the causal order of lift and put.
+//! - A press nothing explains waits (the piece still in hand, a misread at the press:
+//!   19, 36) and is alerted after `press_grace_ms`: `clock-without-move`, or
+//!   `unrecognized-position` (17, a board that matches nothing), or a takeback (20, 21:
+//!   reported, not popped, since a completed move stands).
+//! - Promotions shown as a pawn are the declared queen and match the laid pawn (12);
+//!   identity follows the piece, so a later knight move corrects the promotion (13) and
+//!   a capture of it passes a pawn (14, by the rules core).
+//! - Drops (25–30): legal from the holdings at the press, with the drop tolerance for
+//!   the other board's press; premature drops keep a debt settled by the late capture.
+//! - Illegal moves (27, 28, 31, 32) are committed with the rules core's reason; the clock
+//!   says who moves next.
+//! - Gestures without a press are no moves (33); the first snapshot decides the
+//!   orientation (34); any start position with holdings is accepted (35); both boards
+//!   reset after an end is a new game (37). Occupancy-only boards (26) do not exist
+//!   among the supported drivers: the sensors report the piece.
+//!
 //! # Layout
 //!
-//! - [`event`]: the input ([`SensorEvent`], [`OperatorAction`]);
-//! - [`config`]: [`InferConfig`];
-//! - [`output`]: the decisions ([`Inference`], [`RecordEntry`], [`Alert`], …);
+//! - [`event`] — the input ([`SensorEvent`], [`OperatorAction`]);
+//! - [`config`] — the tuning ([`InferConfig`]);
+//! - [`output`] — the decisions ([`Inference`], [`RecordEntry`], [`Alert`], …);
 //! - `matcher`: which move explains a placement (bitboard diffs, premove residue);
 //! - `board_track`: one board's state between commits;
 //! - `engine`: the [`Inferrer`] and its press handling;

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::rules::{BoardId, Color, EndReason, IllegalReason, Legality, MatchResult, Move};
+use crate::rules::{BoardId, Color, EndReason, IllegalReason, Legality, MatchResult, Move, Role};
 
 /// Facts about how a move was recognised, kept in the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -45,6 +45,9 @@ pub struct RecordEntry {
     pub legality: Legality,
     /// How it was recognised.
     pub flags: MoveFlags,
+    /// What the partner received from this move's capture (a promoted piece goes as a
+    /// pawn).
+    pub handoff: Option<Role>,
 }
 
 /// The code of an alert (`interfaces.md`).

@@ -9,7 +9,7 @@
 use std::str::FromStr;
 
 use crate::rules::notation::{San, san_string};
-use crate::rules::{BoardId, Color, Legality, Move, Role, Square};
+use crate::rules::{BoardId, Color, Move, Role, Square};
 
 use super::Inferrer;
 use super::matcher::{self, Explanation};
@@ -53,10 +53,9 @@ impl Inferrer {
                 &mut self.scratch,
                 false,
             );
-            if let Some(e) = again
-                .filter(|e| e.legality.is_legal() && e.residual.count() <= exp.residual.count())
-            {
-                let _ = e;
+            if again.is_some_and(|e| {
+                e.legality.is_legal() && e.residual.count() <= exp.residual.count()
+            }) {
                 self.correct_promotion(t, index, role, out);
                 let pos = self.game.board(board);
                 let track = &self.tracks[board];
@@ -135,6 +134,9 @@ impl Inferrer {
         let record = std::mem::take(&mut self.record);
         self.game = self.start.clone();
         self.debts = Default::default();
+        for b in BoardId::ALL {
+            self.tracks[b].history.clear();
+        }
         let mut new_san = old.san.clone();
         for (i, mut e) in record.into_iter().enumerate() {
             if i == index {
@@ -144,7 +146,7 @@ impl Inferrer {
                 e.legality = pos.classify(&e.mv);
                 new_san = e.san.clone();
             }
-            self.apply(&e);
+            e.handoff = self.apply(&e).1;
             self.record.push(e);
         }
         out.push(Inference::Correction(Correction {
@@ -220,6 +222,5 @@ impl Inferrer {
         if mv != self.record[index].mv {
             self.replace_entry(t, index, mv, CorrectionKind::Replace, out);
         }
-        let _ = Legality::Legal;
     }
 }

@@ -5,6 +5,7 @@
 use crate::rules::{BoardId, Color, Position};
 
 use super::Inferrer;
+use super::engine::Completion;
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags};
 
@@ -19,8 +20,15 @@ impl Inferrer {
             no_clock: true,
             ..MoveFlags::default()
         };
+        let done = Completion {
+            t: at,
+            readings: None,
+            flags,
+            presser: None,
+            held_at_press: false,
+        };
         for (exp, _) in self.exact_sequence(board) {
-            self.commit_explained(board, exp, at, None, flags, out);
+            self.commit_explained(board, exp, done, out);
         }
     }
 
@@ -44,8 +52,15 @@ impl Inferrer {
                 gap_inferred: true,
                 ..MoveFlags::default()
             };
+            let done = Completion {
+                t,
+                readings,
+                flags,
+                presser: None,
+                held_at_press: false,
+            };
             for (exp, _) in seq {
-                self.commit_explained(board, exp, t, readings, flags, out);
+                self.commit_explained(board, exp, done, out);
             }
             return;
         }
@@ -68,8 +83,8 @@ impl Inferrer {
         }));
     }
 
-    /// One move of the side to move, or that move and a reply, giving exactly the
-    /// physical placement (legal moves preferred; empty when nothing fits).
+    /// One move of the side to move (legal or not), or a legal move and a legal reply,
+    /// giving exactly the physical placement; empty when nothing fits or two pairs do.
     fn exact_sequence(&mut self, board: BoardId) -> Vec<(Explanation, Color)> {
         let pos = self.game.board(board).clone();
         let physical = self.tracks[board].physical;
@@ -88,6 +103,9 @@ impl Inferrer {
         let mut found = Vec::new();
         for m in firsts {
             let mv = pos.normalize(&m);
+            if !pos.classify(&mv).is_legal() {
+                continue;
+            }
             let mut after: Position = pos.clone();
             after.play(&mv);
             if let Some(e2) = matcher::explain(
@@ -98,13 +116,13 @@ impl Inferrer {
                 &mut self.scratch,
                 true,
             ) {
-                if e2.mover != turn.other() {
+                if e2.mover != turn.other() || !e2.legality.is_legal() {
                     continue;
                 }
                 let e1 = Explanation {
                     mv,
                     mover: turn,
-                    legality: pos.classify(&mv),
+                    legality: crate::rules::Legality::Legal,
                     residual: matcher::diff(&after, &physical),
                     promotion_not_shown: false,
                 };

@@ -628,7 +628,7 @@ impl BughouseGame {
                         (p.board().by_role(Role::Pawn) & ours).count()
                             + (p.promoted() & ours).count()
                     } else {
-                        (p.board().by_role(role) & ours - p.promoted()).count()
+                        (p.board().by_role(role) & (ours - p.promoted())).count()
                     };
                     have += p.pockets()[color].count(role) as usize;
                 }

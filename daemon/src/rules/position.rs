@@ -535,21 +535,22 @@ impl Position {
                 if target.contains(one) && pin_mask.contains(one) {
                     dests.add(one);
                 }
-                if second_rank.contains(from) {
-                    if let Some(two) = one.offset(0, forward).filter(|s| !occ.contains(*s)) {
-                        if target.contains(two) && pin_mask.contains(two) {
-                            dests.add(two);
-                        }
-                    }
+                if second_rank.contains(from)
+                    && let Some(two) = one.offset(0, forward).filter(|s| !occ.contains(*s))
+                    && target.contains(two)
+                    && pin_mask.contains(two)
+                {
+                    dests.add(two);
                 }
             }
             for to in dests {
                 self.push_pawn_move(moves, from, to, last_rank.contains(to));
             }
-            if let Some(ep) = self.ep_square {
-                if pawn_attacks(us, from).contains(ep) && self.ep_is_legal(from, ep, ksq) {
-                    moves.push(Move::EnPassant { from, to: ep });
-                }
+            if let Some(ep) = self.ep_square
+                && pawn_attacks(us, from).contains(ep)
+                && self.ep_is_legal(from, ep, ksq)
+            {
+                moves.push(Move::EnPassant { from, to: ep });
             }
         }
 
@@ -685,21 +686,20 @@ impl Position {
                     let mut dests = pawn_attacks(color, from) & theirs;
                     if let Some(one) = from.offset(0, forward).filter(|s| !occ.contains(*s)) {
                         dests.add(one);
-                        if Bitboard::from_rank(Rank::Second.relative_to(color)).contains(from) {
-                            if let Some(two) = one.offset(0, forward).filter(|s| !occ.contains(*s))
-                            {
-                                dests.add(two);
-                            }
+                        if Bitboard::from_rank(Rank::Second.relative_to(color)).contains(from)
+                            && let Some(two) = one.offset(0, forward).filter(|s| !occ.contains(*s))
+                        {
+                            dests.add(two);
                         }
                     }
                     let last = Bitboard::from_rank(Rank::Eighth.relative_to(color));
                     for to in dests {
                         self.push_pawn_move(moves, from, to, last.contains(to));
                     }
-                    if let Some(ep) = self.ep_square {
-                        if pawn_attacks(color, from).contains(ep) {
-                            moves.push(Move::EnPassant { from, to: ep });
-                        }
+                    if let Some(ep) = self.ep_square
+                        && pawn_attacks(color, from).contains(ep)
+                    {
+                        moves.push(Move::EnPassant { from, to: ep });
                     }
                     continue;
                 }
@@ -798,30 +798,30 @@ impl Position {
         {
             return Legality::Illegal(KingNotDropped);
         }
-        if let Some(promotion) = m.promotion() {
-            if !self.rules.promotion_pieces.contains(promotion) {
-                // Judge the movement first: a bad promotion of a bad move is a bad move.
-                let plain = match *m {
-                    Move::Normal {
-                        role,
-                        from,
-                        capture,
-                        to,
-                        ..
-                    } => Move::Normal {
-                        role,
-                        from,
-                        capture,
-                        to,
-                        promotion: Some(Role::Queen),
-                    },
-                    other => other,
-                };
-                return match self.classify(&plain) {
-                    Legality::Legal => Legality::Illegal(BadPromotion),
-                    other => other,
-                };
-            }
+        if let Some(promotion) = m.promotion()
+            && !self.rules.promotion_pieces.contains(promotion)
+        {
+            // Judge the movement first: a bad promotion of a bad move is a bad move.
+            let plain = match *m {
+                Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    ..
+                } => Move::Normal {
+                    role,
+                    from,
+                    capture,
+                    to,
+                    promotion: Some(Role::Queen),
+                },
+                other => other,
+            };
+            return match self.classify(&plain) {
+                Legality::Legal => Legality::Illegal(BadPromotion),
+                other => other,
+            };
         }
         let mut pseudo = MoveList::with_capacity(128);
         self.gen_pseudo(mover, &mut pseudo);
@@ -836,10 +836,10 @@ impl Position {
         if self.rules.kings_capturable {
             return Legality::Legal;
         }
-        if let Move::Castle { king, rook } = normalized {
-            if !self.castle_is_possible(king, rook) {
-                return Legality::Illegal(CastlingNotAllowed);
-            }
+        if let Move::Castle { king, rook } = normalized
+            && !self.castle_is_possible(king, rook)
+        {
+            return Legality::Illegal(CastlingNotAllowed);
         }
         let mut after = self.clone();
         after.play_unchecked(&normalized);
@@ -1054,7 +1054,7 @@ impl Position {
             let on_board = if role == Role::Pawn {
                 (self.board.by_role(Role::Pawn) & ours).count() + (self.promoted & ours).count()
             } else {
-                (self.board.by_role(role) & ours - self.promoted).count()
+                (self.board.by_role(role) & (ours - self.promoted)).count()
             };
             potential[role.index()] = on_board < full;
         }

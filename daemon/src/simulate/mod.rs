@@ -24,7 +24,8 @@
 //!   made before the press 15% of moves that are followed by a non-drop reply on the same
 //!   board (cases 22, 23, 24 when it recaptures); a drop pressed up to 150 ms before the
 //!   partner's supplying capture press arrives 50% of eligible drops (case 30); periodic
-//!   clock readings every second while a clock runs.
+//!   clock readings every second while a clock runs; a dropped piece read, lost and read
+//!   again as it is set down 10% of drops.
 //! - [`Profile::Faults`], noisy plus hardware and handling faults: a knocked piece
 //!   (lifted, read on a neighbouring square, put back) 3% (case 17); a one-scan misread of
 //!   a piece as another role 3% (case 19); link drops 1.5%, half within the think (snapshot

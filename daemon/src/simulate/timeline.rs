@@ -89,6 +89,9 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
     let mut board_free: ByBoard<u64> = ByBoard::default();
     let mut prev_global = 0u64;
     let mut last_press: Option<(usize, BoardId)> = None;
+    // The last press cannot arrive late: it fell in a link gap, was duplicated, or came
+    // before its piece was put down.
+    let mut last_press_fixed = false;
     let mut last_handoff: Option<(Seat, Role, bool)> = None;
     let n = game.moves.len();
     let mut premoved = vec![false; n];
@@ -108,6 +111,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             && i > 0
             && mv.is_drop()
             && last_press.is_some_and(|(_, ob)| ob != b)
+            && !last_press_fixed
             && last_handoff.is_some_and(|(seat, role, had)| {
                 seat == Seat::new(b, c) && Some(role) == drop_role(&mv) && !had
             })
@@ -127,7 +131,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             let mut t = board_free[b] + rng.range(100, 300);
             let room = press_t.saturating_sub(dur + 600);
             if noisy && t + 2000 < room {
-                t = think_noise(&mut out, &mut rng, b, &phys[b], t, faults);
+                t = think_noise(&mut out, &mut rng, b, t, faults);
             }
             if faults && !link && !steps.is_empty() && steps.len() > 1 && rng.chance(0.03) {
                 late = steps.pop();
@@ -143,22 +147,25 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
 
         // Premove: the opponent's next move is already made when the press comes.
         let next_same = (i + 1..n).find(|&j| game.moves[j].board == b);
-        if noisy && !link && late.is_none() {
-            if let Some(j) = next_same {
-                if !game.moves[j].mv.is_drop() && rng.chance(0.15) {
-                    let mut after = state.clone();
-                    after.play(b, &mv, press_t);
-                    let pos2 = after.board(b).clone();
-                    let mv2 = game.moves[j].mv;
-                    let show_pawn = mv2.promotion() == Some(Role::Queen) && rng.chance(0.4);
-                    let steps =
-                        physical::script(&pos2, &phys[b], &mv2, show_pawn, profile, &mut rng);
-                    physical::apply(&mut phys[b], &steps);
-                    let end = out.steps(actions_end + rng.range(50, 250), b, &steps);
-                    premoved[j] = true;
-                    if end + 30 > press_t {
-                        press_t = end + rng.range(30, 200);
-                    }
+        if noisy
+            && !link
+            && late.is_none()
+            && let Some(j) = next_same
+            && !game.moves[j].mv.is_drop()
+            && rng.chance(0.15)
+        {
+            {
+                let mut after = state.clone();
+                after.play(b, &mv, press_t);
+                let pos2 = after.board(b).clone();
+                let mv2 = game.moves[j].mv;
+                let show_pawn = mv2.promotion() == Some(Role::Queen) && rng.chance(0.4);
+                let steps = physical::script(&pos2, &phys[b], &mv2, show_pawn, profile, &mut rng);
+                physical::apply(&mut phys[b], &steps);
+                let end = out.steps(actions_end + rng.range(50, 250), b, &steps);
+                premoved[j] = true;
+                if end + 30 > press_t {
+                    press_t = end + rng.range(30, 200);
                 }
             }
         }
@@ -173,7 +180,8 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             out.push(put_t, b, Kind::Square(s.sq, s.piece), false);
             free = put_t + 50;
         }
-        if faults && rng.chance(0.02) {
+        let duplicated = faults && rng.chance(0.02);
+        if duplicated {
             out.push(press_t + 80, b, Kind::Clock(readings, running), false);
             free = free.max(press_t + 80);
         }
@@ -191,7 +199,8 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             let (r, run) = if link_across_press {
                 (readings, running)
             } else {
-                (clocks_before(&clocks[b], c, &pos, &game.moves[i]), Some(c))
+                // The mover still thinks: his clock runs.
+                (readings, Some(c))
             };
             out.push(up + 30, b, Kind::Clock(r, run), false);
             if link_across_press {
@@ -205,25 +214,22 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
                 free = free.max(press_t);
             }
         }
-        if race {
-            if let Some((k, ob)) = last_press {
-                let moved = press_t + rng.range(20, 150);
-                out.evs[k].t = moved;
-                board_free[ob] = board_free[ob].max(moved);
-                free = free.max(press_t);
-                prev_global = prev_global.max(moved);
-            }
+        if race && let Some((k, ob)) = last_press {
+            let moved = press_t + rng.range(20, 150);
+            out.evs[k].t = moved;
+            board_free[ob] = board_free[ob].max(moved);
+            free = free.max(press_t);
+            prev_global = prev_global.max(moved);
         }
         board_free[b] = free;
         prev_global = prev_global.max(press_t);
         last_press = Some((press_idx, b));
-        let had = drop_role_held(&state, &mv, b);
+        last_press_fixed = link_across_press || duplicated || late.is_some();
         let outcome = state.play_classified(b, &mv, state.classify(b, &mv), press_t);
         last_handoff = outcome.handoff.map(|(seat, role)| {
             let had = state.board(seat.board).pockets()[seat.color].count(role) > 1;
             (seat, role, had)
         });
-        let _ = had;
     }
     if noisy {
         periodic_readings(&mut out);
@@ -238,88 +244,65 @@ fn drop_role(m: &crate::rules::Move) -> Option<Role> {
     }
 }
 
-fn drop_role_held(state: &crate::rules::BughouseGame, m: &crate::rules::Move, b: BoardId) -> bool {
-    match *m {
-        crate::rules::Move::Drop { piece, .. } => {
-            state.board(b).pockets()[piece.color].has(piece.role)
-        }
-        _ => false,
-    }
-}
-
-/// The readings shown while `c` still thinks (his time as at his previous press).
-fn clocks_before(
-    clocks: &ByColor<f64>,
-    _c: Color,
-    _pos: &crate::rules::Position,
-    _m: &super::SimMove,
-) -> ByColor<f64> {
-    *clocks
-}
-
 /// A j'adoube, a flicker, and with faults a knocked piece or a misread, during the think.
-fn think_noise(
-    out: &mut Out,
-    rng: &mut Rng,
-    b: BoardId,
-    phys: &Board,
-    mut t: u64,
-    faults: bool,
-) -> u64 {
-    // `phys` is the board after the coming move; noise touches squares the move does not.
-    let _ = phys;
+/// Each puts back what it takes, so the board is as before when the hand moves.
+fn think_noise(out: &mut Out, rng: &mut Rng, b: BoardId, mut t: u64, faults: bool) -> u64 {
     let board_now = current_board(out, b);
-    if rng.chance(0.05) {
-        if let Some(sq) = physical::any_occupied(&board_now, rng) {
-            let p = board_now.piece_at(sq);
-            t += rng.range(200, 900);
+    if rng.chance(0.05)
+        && let Some(sq) = physical::any_occupied(&board_now, rng)
+    {
+        // J'adoube.
+        let p = board_now.piece_at(sq);
+        t += rng.range(200, 900);
+        out.push(t, b, Kind::Square(sq, None), false);
+        t += rng.range(300, 900);
+        out.push(t, b, Kind::Square(sq, p), false);
+    }
+    if rng.chance(0.05)
+        && let Some(sq) = physical::any_occupied(&board_now, rng)
+    {
+        // One-scan flicker.
+        let p = board_now.piece_at(sq);
+        t += rng.range(100, 500);
+        out.push(t, b, Kind::Square(sq, None), false);
+        t += rng.range(20, 60);
+        out.push(t, b, Kind::Square(sq, p), false);
+    }
+    if faults
+        && rng.chance(0.03)
+        && let Some(sq) = physical::any_occupied(&board_now, rng)
+    {
+        // Knocked onto a neighbouring empty square, then put back.
+        let p = board_now.piece_at(sq);
+        let near = crate::rules::king_attacks(sq) - board_now.occupied();
+        if let Some(nb) = near.first() {
+            t += rng.range(100, 400);
             out.push(t, b, Kind::Square(sq, None), false);
-            t += rng.range(300, 900);
+            t += rng.range(40, 120);
+            out.push(t, b, Kind::Square(nb, p), false);
+            t += rng.range(200, 600);
+            out.push(t, b, Kind::Square(nb, None), false);
+            t += rng.range(200, 700);
             out.push(t, b, Kind::Square(sq, p), false);
         }
     }
-    if rng.chance(0.05) {
-        if let Some(sq) = physical::any_occupied(&board_now, rng) {
-            let p = board_now.piece_at(sq);
-            t += rng.range(100, 500);
-            out.push(t, b, Kind::Square(sq, None), false);
-            t += rng.range(20, 60);
-            out.push(t, b, Kind::Square(sq, p), false);
-        }
-    }
-    if faults && rng.chance(0.03) {
-        if let Some(sq) = physical::any_occupied(&board_now, rng) {
-            let p = board_now.piece_at(sq);
-            let near = crate::rules::king_attacks(sq) - board_now.occupied();
-            if let Some(nb) = near.first() {
-                t += rng.range(100, 400);
-                out.push(t, b, Kind::Square(sq, None), false);
-                t += rng.range(40, 120);
-                out.push(t, b, Kind::Square(nb, p), false);
-                t += rng.range(200, 600);
-                out.push(t, b, Kind::Square(nb, None), false);
-                t += rng.range(200, 700);
-                out.push(t, b, Kind::Square(sq, p), false);
-            }
-        }
-    }
-    if faults && rng.chance(0.03) {
-        if let Some(sq) = physical::any_occupied(&board_now, rng) {
-            if let Some(p) = board_now.piece_at(sq) {
-                let wrong = match p.role {
-                    Role::Bishop => Role::Knight,
-                    Role::Knight => Role::Bishop,
-                    Role::Queen => Role::King,
-                    Role::King => Role::Queen,
-                    Role::Rook => Role::Queen,
-                    Role::Pawn => Role::Bishop,
-                };
-                t += rng.range(100, 500);
-                out.push(t, b, Kind::Square(sq, Some(wrong.of(p.color))), false);
-                t += rng.range(30, 80);
-                out.push(t, b, Kind::Square(sq, Some(p)), false);
-            }
-        }
+    if faults
+        && rng.chance(0.03)
+        && let Some(sq) = physical::any_occupied(&board_now, rng)
+        && let Some(p) = board_now.piece_at(sq)
+    {
+        // One scan reads another role.
+        let wrong = match p.role {
+            Role::Bishop => Role::Knight,
+            Role::Knight => Role::Bishop,
+            Role::Queen => Role::King,
+            Role::King | Role::Rook => Role::Queen,
+            Role::Pawn => Role::Bishop,
+        };
+        t += rng.range(100, 500);
+        out.push(t, b, Kind::Square(sq, Some(wrong.of(p.color))), false);
+        t += rng.range(30, 80);
+        out.push(t, b, Kind::Square(sq, Some(p)), false);
     }
     t
 }
@@ -349,7 +332,7 @@ fn periodic_readings(out: &mut Out) {
                 _ => None,
             })
             .collect();
-        presses.sort_by(|x, y| x.0.cmp(&y.0));
+        presses.sort_by_key(|x| x.0);
         for w in presses.windows(2) {
             let (t0, r, run) = w[0];
             let t1 = w[1].0;

@@ -234,10 +234,10 @@ fn parse_placement_and_holdings(field: &str) -> Result<(Board, Bitboard, Pockets
                 }
                 '1'..='8' => file += c as u8 - b'0',
                 _ => {
-                    if promoted_at.contains(&i) {
-                        if let (Some(f), Some(r)) = (File::new(file), Rank::new(rank)) {
-                            promoted.add(Square::from_coords(f, r));
-                        }
+                    if promoted_at.contains(&i)
+                        && let (Some(f), Some(r)) = (File::new(file), Rank::new(rank))
+                    {
+                        promoted.add(Square::from_coords(f, r));
                     }
                     file += 1;
                 }
@@ -280,7 +280,7 @@ pub fn castling_string(position: &Position) -> String {
 pub fn format_seconds(t: f64) -> String {
     let t = if t.is_finite() { t.max(0.0) } else { 0.0 };
     let ms = (t * 1000.0).round() as u64;
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}", ms / 1000)
     } else {
         let s = format!("{}.{:03}", ms / 1000, ms % 1000);

@@ -200,3 +200,38 @@ fn nothing_panics_on_truncated_or_mangled_input() {
         let _ = parse_bpgn(junk);
     }
 }
+
+#[test]
+fn replay_skips_a_stuck_duplicate_and_names_unresolvable_moves() {
+    let rules = crate::rules::Ruleset::default();
+    // The bughouse-db artifact quoted in TandemTurtle's BPGN summary: `3B. Nf3{117.807}3B.`.
+    let g = one("1A. e4{119} 1B. Nf3{117.807}1B. Nf3{117.807} 1b. e5{119} *");
+    let r = replay::replay(&g, rules).expect("replay");
+    assert!(r.is_legal());
+    assert_eq!(r.moves.len(), 3);
+    assert_eq!(r.skipped.len(), 1);
+    assert_eq!(r.skipped[0].index, 2);
+    // No piece can make the move: bad piece movement.
+    let g = one("1A. Nd5 *");
+    let stop = replay::replay(&g, rules)
+        .expect("replay")
+        .stop
+        .expect("stop");
+    assert_eq!(stop.to_string(), "1A. Nd5: bad-piece-movement");
+    // Two knights fit.
+    let fen = "4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1 | 4k3/8/8/8/8/8/8/4K3 w - - 0 1";
+    let g = one(&format!("[SetUp \"1\"][FEN \"{fen}\"] 1A. Nd2 *"));
+    let stop = replay::replay(&g, rules)
+        .expect("replay")
+        .stop
+        .expect("stop");
+    assert_eq!(stop.to_string(), "1A. Nd2: ambiguous-san");
+    // A capture is handed to the partner, who may drop it.
+    let g = one("1A. e4 1a. d5 2A. exd5 1B. e4 1b. P@e5 *");
+    let r = replay::replay(&g, rules).expect("replay");
+    assert!(r.is_legal(), "{:?}", r.stop);
+    assert_eq!(
+        r.moves[2].outcome.handoff.map(|(s, _)| s.tag()),
+        Some("BlackB".into())
+    );
+}

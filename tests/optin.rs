@@ -1,0 +1,14 @@
+//! The opt-in suite (`cargo test -p bugbridge-tests --features optin --test optin`, run by
+//! `.ci/run` after it installs what the suite needs): the end-to-end scenarios against
+//! programs of the distribution rather than in-process stand-ins.
+//!
+//! A program missing is a failure with a message saying what to install, never a skip.
+//!
+//! * [`mosquitto`]: Debian's mosquitto as the broker (`apt-get install mosquitto`).
+//! * [`browser`]: the viewer and arbiter pages in headless Chromium driven over WebDriver
+//!   (`apt-get install chromium chromium-driver`).
+
+#[path = "optin/browser.rs"]
+mod browser;
+#[path = "optin/mosquitto.rs"]
+mod mosquitto;
