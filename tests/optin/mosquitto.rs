@@ -57,7 +57,7 @@ impl Mosquitto {
             &config,
             format!(
                 "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-                 log_dest stderr\nmessage_size_limit 0\n",
+                 log_dest stderr\n",
                 port = self.addr.port()
             ),
         )

@@ -451,3 +451,133 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
         },
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{BoardConfig, DriverKind, LogFormat, Orientation, WhiteSide};
+    use crate::rules::RulesetName;
+    use bugbridge_drivers::trace::{BoardId as WireBoard, Placement};
+
+    fn config(dir: &std::path::Path) -> Config {
+        let board = |id| BoardConfig {
+            id,
+            driver: DriverKind::Dgt,
+            port: Some(format!("/dev/null-{id}")),
+            usb_serial: None,
+            clock: ClockSource::Board,
+            white_side: WhiteSide::Left,
+            orientation: Orientation::Auto,
+            trace: None,
+        };
+        Config {
+            match_id: "t".into(),
+            ruleset: RulesetName::Fide,
+            time_control: None,
+            tags: BTreeMap::new(),
+            boards: vec![board(BoardId::A), board(BoardId::B)],
+            mqtt: None,
+            http: None,
+            record_dir: dir.to_owned(),
+            stable_commit_ms: 1500,
+            drop_tolerance_ms: 300,
+            log_format: LogFormat::Text,
+            log_level: "info".into(),
+        }
+    }
+
+    fn feed(table: &mut Table, events: Vec<TraceEvent>) {
+        for ev in events {
+            table.on_sensor(Instant::now(), ev).unwrap();
+        }
+    }
+
+    /// 1A. e4 as the boards report it: snapshots, the clocks started, e2 lifted, e4 put,
+    /// White's press.
+    fn first_move() -> Vec<TraceEvent> {
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        let clock = |board, white, running| TraceEvent::Clock {
+            board,
+            white,
+            black: 180.0,
+            running,
+        };
+        vec![
+            TraceEvent::Board {
+                board: WireBoard::A,
+                placement: Placement::start(),
+            },
+            TraceEvent::Board {
+                board: WireBoard::B,
+                placement: Placement::start(),
+            },
+            clock(WireBoard::A, 180.0, Some(Side::White)),
+            clock(WireBoard::B, 180.0, Some(Side::White)),
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e2"),
+                piece: None,
+            },
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e4"),
+                piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
+            },
+            clock(WireBoard::A, 178.0, Some(Side::Black)),
+        ]
+    }
+
+    #[test]
+    fn moves_and_operator_actions_survive_a_crash_and_a_restart() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let mut table = Table::open(&config, None).unwrap();
+        feed(&mut table, first_move());
+        assert_eq!(table.game.record().len(), 1);
+        let resign = wire::OperatorAction {
+            match_id: "t".into(),
+            kind: wire::ActionKind::Result {
+                result: "0-1".into(),
+                reason: "resignation".into(),
+            },
+        };
+        table.on_action(&resign).unwrap();
+        assert_eq!(
+            table.game.end().map(|e| e.result),
+            Some(MatchResult::Won(crate::rules::Team::BlackA))
+        );
+        let bpgn_before = std::fs::read_to_string(&table.files.bpgn).unwrap();
+        assert!(bpgn_before.contains("1A. e4 {178}"), "{bpgn_before}");
+        // A crash: nothing flushed or closed on purpose.
+        std::mem::forget(table);
+        let table = Table::open(&config, None).unwrap();
+        assert_eq!(table.files.number, 1, "the same game goes on");
+        assert_eq!(table.game.record().len(), 1);
+        assert_eq!(
+            table.game.end().map(|e| e.reason),
+            Some(Some(EndReason::Resignation))
+        );
+        assert_eq!(table.game.bpgn(), bpgn_before);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_unknown_arbiter_action_changes_nothing() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-x-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut table = Table::open(&config(&dir), None).unwrap();
+        let bad = wire::OperatorAction {
+            match_id: "t".into(),
+            kind: wire::ActionKind::Promotion {
+                board: wire::Board::A,
+                number: 1,
+                side: wire::Side::White,
+                piece: "x".into(),
+            },
+        };
+        assert!(table.on_action(&bad).unwrap().is_empty());
+        assert_eq!(table.journal.last_t(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -30,6 +30,9 @@ fn drop_role(m: &crate::rules::Move) -> Option<Role> {
     }
 }
 
+/// How many events may queue behind a drop waiting for the other board.
+const MAX_QUEUE: usize = 4096;
+
 /// How many earlier positions per board a takeback is compared with.
 const HISTORY: usize = 8;
 
@@ -136,6 +139,11 @@ impl Inferrer {
             && !matches!(ev, SensorEvent::Operator(_))
         {
             self.tracks[board].queue.push((t, ev.clone()));
+            // Times that never reach the deadline (a clock going backwards) must not
+            // hold a board forever.
+            if self.tracks[board].queue.len() > MAX_QUEUE {
+                self.expire_deferred(board, out);
+            }
             return;
         }
         self.handle(t, ev, out);

@@ -646,19 +646,27 @@ impl Position {
     /// square.
     fn castle_is_possible(&self, king: Square, rook: Square) -> bool {
         let us = self.turn;
+        if !self.castle_path_clear(king, rook) {
+            return false;
+        }
+        let king_to = castle_king_target(king, rook);
+        let occ = self.board.occupied().without(king).without(rook);
+        let king_path = between(king, king_to).with(king_to).with(king);
+        king_path
+            .into_iter()
+            .all(|sq| self.attackers_to(sq, us.other(), occ).is_empty())
+    }
+
+    /// Whether every square the king and the rook pass or land on is empty (but for the two
+    /// of them).
+    fn castle_path_clear(&self, king: Square, rook: Square) -> bool {
         let king_to = castle_king_target(king, rook);
         let rook_to = castle_rook_target(king, rook);
         let occ = self.board.occupied().without(king).without(rook);
         let path = between(king, rook)
             | between(king, king_to).with(king_to)
             | Bitboard::from_square(rook_to);
-        if (path & occ).any() {
-            return false;
-        }
-        let king_path = between(king, king_to).with(king_to).with(king);
-        king_path
-            .into_iter()
-            .all(|sq| self.attackers_to(sq, us.other(), occ).is_empty())
+        (path & occ).is_empty()
     }
 
     /// For the slow path: a castle also needs the king's path unattacked.
@@ -723,13 +731,7 @@ impl Position {
         let king = king_home(color);
         if b.piece_at(king) == Some(Role::King.of(color)) {
             for rook in self.castling & home_rank(color) & b.by_piece(Role::Rook.of(color)) {
-                let king_to = castle_king_target(king, rook);
-                let rook_to = castle_rook_target(king, rook);
-                let occ = occ.without(king).without(rook);
-                let path = between(king, rook)
-                    | between(king, king_to).with(king_to)
-                    | Bitboard::from_square(rook_to);
-                if (path & occ).is_empty() {
+                if self.castle_path_clear(king, rook) {
                     moves.push(Move::Castle { king, rook });
                 }
             }
