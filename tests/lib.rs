@@ -58,3 +58,34 @@ pub async fn within<T>(what: &str, fut: impl std::future::Future<Output = T>) ->
         Err(_) => panic!("timed out after {LIMIT:?} waiting for {what}"),
     }
 }
+
+/// Tests of the helpers themselves (here rather than in `support/game.rs`, which the
+/// daemon's `crash` test compiles too).
+#[cfg(test)]
+mod tests {
+    use crate::game::{TestGame, movetext};
+
+    #[test]
+    fn movetext_ignores_tags_and_line_breaks() {
+        let a = "[Event \"x\"]\n[Date \"2026.11.21\"]\n\n1A. e4 {178} 1B. d4\n{177} *\n";
+        let b = "[Event \"x\"]\n[Date \"2027.01.01\"]\n\n1A. e4 {178}\n1B. d4 {177} *\n";
+        assert_eq!(movetext(a), "1A. e4 {178} 1B. d4 {177} *");
+        assert_eq!(movetext(a), movetext(b));
+    }
+
+    #[test]
+    fn the_short_game_has_whole_second_times_and_its_eight_moves() {
+        let g = TestGame::short();
+        assert_eq!(g.moves.len(), 8);
+        assert!(
+            g.moves
+                .iter()
+                .all(|m| m.clock.is_some_and(|c| c.fract() == 0.0))
+        );
+        assert!(
+            movetext(&g.bpgn).starts_with("1A. e4 {118} 1B. e4 {117}"),
+            "{}",
+            g.bpgn
+        );
+    }
+}

@@ -4,6 +4,10 @@
 //!   press event, played on demand) to the MQTT `events` message of that move received by
 //!   a subscriber on loopback; p50, p99 and max over every move of the demo game, played
 //!   twice (220 presses, each on a quiet table so presses do not queue);
+//!   two figures are printed: from the moment the board is seen to have written the press
+//!   bytes (the measure: that observation comes just after the write), and from the moment
+//!   the board was asked to press (an upper bound that adds the emulator thread's own
+//!   polling, since it takes requests between pty reads of up to 10 ms);
 //! * **memory**: the daemon's resident set (`VmRSS`, and the peak `VmHWM`) with two boards
 //!   after a whole game;
 //! * **idle CPU**: `utime + stime` of the daemon over a few seconds with both boards

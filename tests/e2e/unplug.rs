@@ -1,5 +1,8 @@
-//! A board unplugged and replugged mid-game → the daemon raises `link-lost`, its session
-//! reopens the board at the same path, and the match goes on to the full record.
+//! A board unplugged and replugged mid-game → the daemon raises `link-lost` (alerts
+//! topic) and shows the board disconnected; board A plays on, board B's next move is made
+//! while its cable is out; once replugged, the session reopens the board at the same path
+//! (a symlink, as `/dev/serial/by-path/…`), the move is found from the dump and the clock,
+//! and the match goes on to the full record.
 
 use bugbridge_drivers::trace::BoardId;
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
@@ -51,6 +54,20 @@ async fn a_board_unplugged_and_replugged_mid_game_goes_on() {
     // The published state says so too.
     sse.until_state(|s| !s.boards.B.connected).await;
 
+    // The game goes on while the cable is out: board A's moves are decided live; board B's
+    // next move is made (lift, put, press) with nobody listening.
+    let unplugged_at = table.moves_played();
+    loop {
+        let step = table.step().await.expect("the game goes on");
+        if step.press {
+            if step.board == BoardId::B {
+                break;
+            }
+            sse.wait_moves(table.moves_played()).await;
+        }
+    }
+    assert!(table.moves_played() > unplugged_at);
+
     // Put it back: the session finds it at the same path and resynchronises.
     table
         .emulator_mut(BoardId::B)
@@ -62,6 +79,8 @@ async fn a_board_unplugged_and_replugged_mid_game_goes_on() {
         })
         .await;
     sse.until_state(|s| s.boards.B.connected).await;
+    // Board B's move made while unplugged is found from the dump and the clock.
+    sse.wait_moves(table.moves_played()).await;
 
     table
         .play_rest(&mut async |n| sse.wait_moves(n).await)

@@ -338,3 +338,22 @@ impl RestartableBroker {
         self.serve(listener);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Seq, assert_gaps_explained};
+
+    #[test]
+    fn repeats_and_gaps_covered_by_a_state_are_explained() {
+        use Seq::{Event as E, State as S};
+        assert_gaps_explained(&[S(0), E(1), S(1), E(2), E(1), E(2), E(3), S(3)]);
+        // Missed 3..=5 while resubscribing; the retained state (seq 5) said so.
+        assert_gaps_explained(&[E(1), E(2), S(5), E(6)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "no state explaining the gap")]
+    fn a_gap_no_state_covers_is_not_explained() {
+        assert_gaps_explained(&[Seq::Event(1), Seq::State(2), Seq::Event(4)]);
+    }
+}

@@ -1,8 +1,10 @@
 //! The table: one match's journal, inference, record and publication.
 //!
-//! Every event is journaled *before* it is interpreted; the journal is synced to disk at
-//! each clock press (when a move is completed) and at each operator action, and the BPGN is
-//! rewritten atomically after each decision that changes it. Started again after a crash,
+//! Every event is journaled *before* it is interpreted (written to the OS, so a killed
+//! process loses nothing); the journal is synced to disk at each clock press, when a move is
+//! completed (right after the move is published, so viewers never wait for the disk), and
+//! at each operator action; the BPGN is rewritten atomically after each decision that
+//! changes it. Started again after a crash,
 //! [`Table::open`] re-infers the latest journal and carries on appending to it.
 
 use std::collections::BTreeMap;
@@ -231,16 +233,20 @@ impl Table {
         self.journal
             .append(&line)
             .map_err(|e| AppError::Record(e.to_string()))?;
+        let decided = match sensor::decode(&line.event) {
+            Decoded::Event(ev) => self.game.feed(t, &ev, wall_ms()),
+            _ => Vec::new(),
+        };
+        let decided = self.after(decided, press)?;
+        // The line reached the OS before it was interpreted, so a killed process loses
+        // nothing; the sync that also survives a power cut comes right after the move is
+        // published, so viewers do not wait for the disk (an fsync costs milliseconds).
         if press {
             self.journal
                 .sync()
                 .map_err(|e| AppError::Record(e.to_string()))?;
         }
-        let decided = match sensor::decode(&line.event) {
-            Decoded::Event(ev) => self.game.feed(t, &ev, wall_ms()),
-            _ => Vec::new(),
-        };
-        self.after(decided, press)
+        Ok(decided)
     }
 
     /// An operator action from the arbiter view: journaled (synced), then applied.
