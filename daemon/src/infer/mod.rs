@@ -45,6 +45,7 @@
 //! - `matcher`: which move explains a placement (bitboard diffs, premove residue);
 //! - `board_track`: one board's state between commits;
 //! - `engine`: the [`Inferrer`] and its press handling;
+//! - `alerts`: presses nothing explains, takebacks, missing pieces, the material audit;
 //! - `drops`: the cross-board drop race and premature drops;
 //! - `promotion`: promotions not shown, corrections, operator replacements;
 //! - `settle`: commits without a press (clockless boards, link gaps).
@@ -53,6 +54,7 @@ pub mod config;
 pub mod event;
 pub mod output;
 
+mod alerts;
 mod board_track;
 mod drops;
 mod engine;
