@@ -7,7 +7,7 @@
 //! each event it receives; latency = receive time − publish time. Prints p50/p90/p99/max
 //! over all (client, move) pairs, and the time until the *last* client had each move.
 //!
-//! `CARGO_TARGET_DIR=/work/target-broadcast-bench cargo bench -p bugbridge-broadcast`
+//! Run: `cargo bench -p bugbridge-broadcast`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};

@@ -1,7 +1,7 @@
 //! Inference benchmarks: replay throughput (sensor events per second) on long simulated
 //! noisy matches of both boards, and the latency of each `observe` call (p50/p99 printed).
 //!
-//! `CARGO_TARGET_DIR=/work/target-infer-bench cargo bench -p bugbridge --bench infer`
+//! Run: `cargo bench -p bugbridge --bench infer`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -17,7 +17,7 @@
 //! copy of the `bugbridge` binary, see `bin/daemon.rs`), its embedded broker included (the
 //! demo's and a club's set-up). The boards and the subscriber live in this process.
 //!
-//! `CARGO_TARGET_DIR=/work/target-e2e-bench cargo bench -p bugbridge-tests`
+//! Run: `cargo bench -p bugbridge-tests`.
 
 use std::path::Path;
 use std::process::Command;
