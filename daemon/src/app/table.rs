@@ -569,6 +569,58 @@ mod tests {
     }
 
     #[test]
+    fn a_new_game_after_the_end_gets_files_of_its_own() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-n-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let mut table = Table::open(&config, None).unwrap();
+        feed(&mut table, first_move());
+        let draw = wire::OperatorAction {
+            match_id: "t".into(),
+            kind: wire::ActionKind::Result {
+                result: "1/2-1/2".into(),
+                reason: "draw-agreement".into(),
+            },
+        };
+        table.on_action(&draw).unwrap();
+        // The players set both boards up again.
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        feed(
+            &mut table,
+            vec![
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e4"),
+                    piece: None,
+                },
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e2"),
+                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
+                },
+            ],
+        );
+        assert_eq!(table.files.number, 2, "a new game began");
+        let first = std::fs::read_to_string(store_files(&dir, 1).bpgn).unwrap();
+        assert!(
+            first.contains("1A. e4 {178}") && first.contains("1/2-1/2"),
+            "{first}"
+        );
+        assert!(table.game.record().is_empty());
+        // The new journal starts with the boards as they stand and re-infers to the same.
+        drop(table);
+        let table = Table::open(&config, None).unwrap();
+        assert_eq!(table.files.number, 2);
+        assert!(table.game.record().is_empty());
+        assert_eq!(table.game.end(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn store_files(dir: &std::path::Path, n: u32) -> GameFiles {
+        Store::open(dir, "t").unwrap().files(n)
+    }
+
+    #[test]
     fn an_unknown_arbiter_action_changes_nothing() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-x-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

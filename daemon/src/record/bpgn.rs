@@ -3,7 +3,7 @@
 
 use crate::infer::RecordEntry;
 use crate::rules::notation::San;
-use crate::rules::notation::bpgn::{BpgnGame, BpgnMove, MoveToken, write_bpgn};
+use crate::rules::notation::bpgn::{Annotation, BpgnGame, BpgnMove, MoveToken, write_bpgn};
 use crate::rules::{EndReason, MatchResult};
 
 /// What the BPGN of a match is made of.
@@ -19,6 +19,26 @@ pub struct MatchRecord<'a> {
     pub result: Option<MatchResult>,
     /// Why it ended, for the end comment.
     pub end: Option<(Option<EndReason>, String)>,
+}
+
+/// What the record says about how a move was seen, as comments after it: a reader of the
+/// BPGN should know which moves were not completed by a clock press, which promotions were
+/// not shown on the board, and which moves were worked out after a lost connection.
+fn notes(e: &RecordEntry) -> Vec<Annotation> {
+    let mut notes = Vec::new();
+    if e.flags.no_clock {
+        notes.push("no clock: committed when the board was still");
+    }
+    if e.flags.promotion_not_shown {
+        notes.push("promotion not shown: the pawn stayed on the board");
+    }
+    if e.flags.gap_inferred {
+        notes.push("inferred after a lost connection");
+    }
+    notes
+        .into_iter()
+        .map(|n| Annotation::Comment(n.to_owned()))
+        .collect()
 }
 
 /// Builds the BPGN game of a record.
@@ -50,7 +70,7 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
                 san_text: e.san.clone(),
                 san,
                 clock: e.clock,
-                annotations: Vec::new(),
+                annotations: notes(e),
             })
         })
         .collect();
