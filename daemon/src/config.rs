@@ -193,6 +193,10 @@ pub struct RawMqtt {
     /// A file holding the broker password (kept out of the configuration).
     #[serde(default)]
     pub password_file: Option<PathBuf>,
+    /// For `mqtts://`: a PEM file of the certificate authority to trust instead of the
+    /// system's (a club's own broker with its own certificate).
+    #[serde(default)]
+    pub ca_file: Option<PathBuf>,
     /// Also publish arbiter alerts on the public `events` topic.
     #[serde(default)]
     pub alerts_public: bool,
@@ -303,6 +307,8 @@ pub struct MqttConfig {
     pub username: Option<String>,
     /// Password file.
     pub password_file: Option<PathBuf>,
+    /// CA certificate file for TLS.
+    pub ca_file: Option<PathBuf>,
     /// Alerts also on the public topic.
     pub alerts_public: bool,
     /// Embedded broker address.
@@ -553,6 +559,7 @@ impl Config {
                     topic_prefix: m.topic_prefix.unwrap_or_else(|| "bughouse".into()),
                     username: m.username,
                     password_file: m.password_file,
+                    ca_file: m.ca_file,
                     alerts_public: m.alerts_public,
                     embedded_listen,
                 })

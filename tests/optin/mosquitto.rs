@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
+use bugbridge::config::MqttConfig;
 use bugbridge_tests::scenarios::{self, Broker};
 use bugbridge_tests::temp::TempDir;
 use bugbridge_tests::within;
@@ -26,25 +27,152 @@ fn mosquitto_binary() -> PathBuf {
 }
 
 /// A mosquitto process listening on one loopback port, without persistence (a restart
-/// loses the retained messages, the hardest case for the daemon).
+/// loses the retained messages, the hardest case for the daemon); with [`Secured`], also
+/// a TLS listener that wants a user name and password, which is the one the daemon uses.
 struct Mosquitto {
     addr: SocketAddr,
     dir: TempDir,
     child: Option<Child>,
     starts: usize,
+    secured: Option<Secured>,
+}
+
+/// The TLS listener of a club's own broker: its own certificate authority, a password file.
+struct Secured {
+    addr: SocketAddr,
+    ca: PathBuf,
+    password_file: PathBuf,
+}
+
+const USER: &str = "bugbridge";
+const PASSWORD: &str = "s3cret-at-the-table";
+
+/// A free loopback port: bind port 0, read it, release it.
+fn free_addr() -> SocketAddr {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    probe.local_addr().expect("a bound address")
+}
+
+/// Runs a tool the secured broker needs (openssl, mosquitto_passwd); fails, never skips,
+/// when it is missing.
+fn tool(name: &str, args: &[&str], dir: &std::path::Path) {
+    let out = Command::new(name)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("the opt-in suite needs `{name}` (apt-get install openssl mosquitto): {e}")
+        });
+    assert!(
+        out.status.success(),
+        "{name} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Secured {
+    /// A CA, a server certificate for 127.0.0.1 signed by it, and a password file.
+    fn make(dir: &std::path::Path) -> Secured {
+        tool(
+            "openssl",
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=bugbridge test CA",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.crt",
+            ],
+            dir,
+        );
+        tool(
+            "openssl",
+            &[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=127.0.0.1",
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+            ],
+            dir,
+        );
+        std::fs::write(
+            dir.join("server.ext"),
+            "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n\
+             keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n",
+        )
+        .expect("write server.ext");
+        tool(
+            "openssl",
+            &[
+                "x509",
+                "-req",
+                "-in",
+                "server.csr",
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                "server.ext",
+                "-out",
+                "server.crt",
+            ],
+            dir,
+        );
+        tool(
+            "mosquitto_passwd",
+            &["-b", "-c", "passwd", USER, PASSWORD],
+            dir,
+        );
+        std::fs::write(dir.join("password"), PASSWORD).expect("write the daemon's password file");
+        Secured {
+            addr: free_addr(),
+            ca: dir.join("ca.crt"),
+            password_file: dir.join("password"),
+        }
+    }
 }
 
 impl Mosquitto {
     fn start() -> Mosquitto {
-        // A free port: bind port 0, read it, release it, give it to mosquitto.
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
-        let addr = probe.local_addr().expect("a bound address");
-        drop(probe);
         let mut m = Mosquitto {
-            addr,
+            addr: free_addr(),
             dir: TempDir::new("mosquitto"),
             child: None,
             starts: 0,
+            secured: None,
+        };
+        m.spawn();
+        m
+    }
+
+    /// With a TLS listener wanting a password (for the daemon) beside the plain one (for
+    /// the test's subscriber).
+    fn start_secured() -> Mosquitto {
+        let dir = TempDir::new("mosquitto-tls");
+        let secured = Secured::make(dir.path());
+        let mut m = Mosquitto {
+            addr: free_addr(),
+            dir,
+            child: None,
+            starts: 0,
+            secured: Some(secured),
         };
         m.spawn();
         m
@@ -53,15 +181,20 @@ impl Mosquitto {
     fn spawn(&mut self) {
         self.starts += 1;
         let config = self.dir.path().join("mosquitto.conf");
-        std::fs::write(
-            &config,
-            format!(
-                "listener {port} 127.0.0.1\nallow_anonymous true\npersistence false\n\
-                 log_dest stderr\n",
-                port = self.addr.port()
-            ),
-        )
-        .expect("write mosquitto.conf");
+        let mut text = format!(
+            "per_listener_settings true\npersistence false\nlog_dest stderr\nuser root\n\
+             listener {port} 127.0.0.1\nallow_anonymous true\n",
+            port = self.addr.port()
+        );
+        if let Some(s) = &self.secured {
+            let d = self.dir.path().display();
+            text.push_str(&format!(
+                "listener {port} 127.0.0.1\nallow_anonymous false\npassword_file {d}/passwd\n\
+                 cafile {d}/ca.crt\ncertfile {d}/server.crt\nkeyfile {d}/server.key\n",
+                port = s.addr.port()
+            ));
+        }
+        std::fs::write(&config, text).expect("write mosquitto.conf");
         let log = std::fs::File::create(self.dir.path().join(format!("log-{}", self.starts)))
             .expect("create the broker's log");
         let child = Command::new(mosquitto_binary())
@@ -86,6 +219,21 @@ impl Mosquitto {
 impl Broker for Mosquitto {
     fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    fn url(&self) -> String {
+        match &self.secured {
+            Some(s) => format!("mqtts://{}", s.addr),
+            None => format!("mqtt://{}", self.addr),
+        }
+    }
+
+    fn configure(&self, mqtt: &mut MqttConfig) {
+        if let Some(s) = &self.secured {
+            mqtt.username = Some(USER.to_owned());
+            mqtt.password_file = Some(s.password_file.clone());
+            mqtt.ca_file = Some(s.ca.clone());
+        }
     }
 
     async fn stop(&mut self) {
@@ -133,4 +281,17 @@ async fn mosquitto_subscriber_receives_every_move_in_order_with_its_bfen() {
 async fn mosquitto_restarted_mid_game_gets_the_current_state_and_no_unexplained_gap() {
     let mut broker = Mosquitto::start();
     scenarios::broker_restart_mid_game(&mut broker).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mosquitto_over_tls_with_a_password_carries_the_match() {
+    // The daemon publishes through the TLS listener, authenticated, trusting the club's own
+    // CA; the subscriber reads the same broker on its plain listener.
+    let broker = Mosquitto::start_secured();
+    scenarios::subscriber_receives_every_move(&broker).await;
+    let log = broker.log();
+    assert!(
+        log.contains(&format!("u'{USER}'")) || log.contains(USER),
+        "the daemon did not log in as {USER}:\n{log}"
+    );
 }

@@ -48,6 +48,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
             topic_prefix: "bughouse".into(),
             username: None,
             password_file: None,
+            ca_file: None,
             alerts_public: false,
             embedded_listen: "127.0.0.1:0".parse().expect("an address"),
         }),

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 
+use bugbridge::config::{Config, MqttConfig};
 use bugbridge_drivers::trace::BoardId;
 
 use crate::daemon::{InProcess, MATCH, config};
@@ -24,6 +25,17 @@ pub trait Broker {
     fn url(&self) -> String {
         format!("mqtt://{}", self.addr())
     }
+    /// Whatever else the daemon needs to reach this broker (credentials, a CA).
+    fn configure(&self, _mqtt: &mut MqttConfig) {}
+}
+
+/// The daemon's configuration for `table`, publishing to `broker`, recording in `records`.
+fn config_for(table: &Table, broker: &impl Broker, records: &std::path::Path) -> Config {
+    let mut cfg = config(table, Some(&broker.url()), records);
+    if let Some(mqtt) = cfg.mqtt.as_mut() {
+        broker.configure(mqtt);
+    }
+    cfg
 }
 
 impl Broker for RestartableBroker {
@@ -69,7 +81,7 @@ pub async fn subscriber_receives_every_move(broker: &impl Broker) {
     let mut table = Table::start(&game, None);
     let mut sub = Subscriber::start(broker.addr(), "watcher", &format!("bughouse/{MATCH}/#"));
     sub.subscribed(1).await;
-    let daemon = InProcess::start(config(&table, Some(&broker.url()), records.path())).await;
+    let daemon = InProcess::start(config_for(&table, broker, records.path())).await;
     table.synced().await;
     sub.until("the daemon online", |s| s.topic("status") == Some("online"))
         .await;
@@ -136,7 +148,7 @@ pub async fn broker_restart_mid_game(broker: &mut impl Broker) {
     let filter = format!("bughouse/{MATCH}/#");
     let mut sub = Subscriber::start(broker.addr(), "persistent", &filter);
     sub.subscribed(1).await;
-    let daemon = InProcess::start(config(&table, Some(&broker.url()), records.path())).await;
+    let daemon = InProcess::start(config_for(&table, broker, records.path())).await;
     // The daemon's own stream is the sync point while the broker is away.
     let mut sse = Sse::open(daemon.http(), MATCH).await;
     table.synced().await;

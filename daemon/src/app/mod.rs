@@ -141,6 +141,12 @@ pub async fn run(
         if let Some(path) = &mqtt.password_file {
             opts.password = Some(read_secret(path, "mqtt password file")?);
         }
+        if let Some(path) = &mqtt.ca_file {
+            opts.ca_pem =
+                Some(std::fs::read(path).map_err(|e| {
+                    AppError::Config(format!("mqtt ca_file {}: {e}", path.display()))
+                })?);
+        }
         let (publisher, publisher_loop) =
             Publisher::new(hub.clone(), opts).map_err(|e| AppError::Mqtt(e.to_string()))?;
         endpoints.mqtt_broker = publisher.embedded_broker();

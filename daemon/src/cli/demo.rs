@@ -204,6 +204,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
             topic_prefix: "bughouse".into(),
             username: None,
             password_file: None,
+            ca_file: None,
             alerts_public: false,
             embedded_listen: args.mqtt,
         }),
