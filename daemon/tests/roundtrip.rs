@@ -261,37 +261,3 @@ fn simulation_is_reproducible() {
         simulate(&g, Profile::Faults, 9)
     );
 }
-
-/// `DEBUG_GAME=game,profile,from_ms,to_ms`: prints one game's trace and decisions.
-#[test]
-fn debug_one_game_when_asked() {
-    let Ok(spec) = std::env::var("DEBUG_GAME") else {
-        return;
-    };
-    let parts: Vec<u64> = spec.split(',').filter_map(|s| s.parse().ok()).collect();
-    let [gi, prof, lo, hi] = parts[..] else {
-        return;
-    };
-    let profile = Profile::ALL[prof as usize % 3];
-    let g = &games(gi + 1)[gi as usize];
-    let trace = simulate(g, profile, 1000 + gi);
-    let mut inf = Inferrer::new(InferConfig::default(), Some(g.start.clone()));
-    for (t, ev) in &trace {
-        let out = inf.observe(*t, ev);
-        if *t >= lo && *t <= hi {
-            println!("{t} {ev:?}");
-            for o in out {
-                match o {
-                    Inference::Move { entry, .. } => println!(
-                        "   => {} {} {} {:?}",
-                        entry.board, entry.side, entry.mv, entry.clock
-                    ),
-                    other => println!("   => {other:?}"),
-                }
-            }
-        }
-    }
-    for (i, m) in g.moves.iter().enumerate() {
-        println!("src {i}: {} {} {}", m.board, m.mv, m.clock);
-    }
-}
