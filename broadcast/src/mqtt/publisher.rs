@@ -310,6 +310,17 @@ impl Feeder {
             }
             self.cursors[i].online = true;
         }
+        // The state is read before the events: every event it counts is then in the list
+        // read below and goes out first, so no subscriber sees a state ahead of its events.
+        let (version, state, bfen, bpgn) = {
+            let data = entry.data.read().unwrap_or_else(|e| e.into_inner());
+            (
+                data.version,
+                data.state_item.json.to_vec(),
+                data.state.bfen.clone().into_bytes(),
+                data.bpgn.to_vec(),
+            )
+        };
         for item in entry.events_between(self.cursors[i].sent, u64::MAX) {
             if !self.send(
                 events_t.clone(),
@@ -332,15 +343,6 @@ impl Feeder {
             }
             self.cursors[i].sent_alert = item.seq;
         }
-        let (version, state, bfen, bpgn) = {
-            let data = entry.data.read().unwrap_or_else(|e| e.into_inner());
-            (
-                data.version,
-                data.state_item.json.to_vec(),
-                data.state.bfen.clone().into_bytes(),
-                data.bpgn.to_vec(),
-            )
-        };
         if version != self.cursors[i].version {
             // If the queue fills in the middle, `version` stays behind and the whole set is
             // sent again on the next pump: retained topics tolerate repeats.
