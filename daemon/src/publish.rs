@@ -33,6 +33,24 @@ pub fn side(c: Color) -> wire::Side {
     }
 }
 
+/// The domain's board of the wire's letter.
+#[must_use]
+pub fn board_id(b: wire::Board) -> BoardId {
+    match b {
+        wire::Board::A => BoardId::A,
+        wire::Board::B => BoardId::B,
+    }
+}
+
+/// The domain's colour of the wire's side.
+#[must_use]
+pub fn color(s: wire::Side) -> Color {
+    match s {
+        wire::Side::White => Color::White,
+        wire::Side::Black => Color::Black,
+    }
+}
+
 /// The published event of an inference decision (`None` for decisions that are not
 /// events of the stream, such as the start of a new game, which shows in the state).
 #[must_use]

@@ -79,19 +79,7 @@ async fn the_demo_runs_with_nothing_else_installed() {
     let state = http::state(viewer, "demo").await;
     assert!(state.moves.len() >= 3, "{state:?}");
 
-    let mut child = running.0.take().expect("running");
-    let status = Command::new("kill")
-        .arg("-TERM")
-        .arg(child.id().to_string())
-        .status()
-        .expect("kill(1) runs");
-    assert!(status.success());
-    let exit = within(
-        "the demo to exit on SIGTERM",
-        tokio::task::spawn_blocking(move || child.wait()),
-    )
-    .await
-    .expect("the waiting thread")
-    .expect("the exit status");
+    let child = running.0.take().expect("running");
+    let exit = bugbridge_tests::child::terminate(child, "the demo").await;
     assert!(exit.success(), "{exit}");
 }

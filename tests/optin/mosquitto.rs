@@ -8,7 +8,6 @@ use std::process::{Child, Command, Stdio};
 use bugbridge::config::MqttConfig;
 use bugbridge_tests::scenarios::{self, Broker};
 use bugbridge_tests::temp::TempDir;
-use bugbridge_tests::within;
 
 /// Where the mosquitto binary is: `$PATH`, or Debian's `/usr/sbin` (not on every user's
 /// `$PATH`).
@@ -237,22 +236,10 @@ impl Broker for Mosquitto {
     }
 
     async fn stop(&mut self) {
-        let Some(mut child) = self.child.take() else {
+        let Some(child) = self.child.take() else {
             return;
         };
-        let status = Command::new("kill")
-            .arg("-TERM")
-            .arg(child.id().to_string())
-            .status()
-            .expect("kill(1) runs");
-        assert!(status.success());
-        let exit = within(
-            "mosquitto to stop",
-            tokio::task::spawn_blocking(move || child.wait()),
-        )
-        .await
-        .expect("the waiting thread")
-        .expect("mosquitto's exit status");
+        let exit = bugbridge_tests::child::terminate(child, "mosquitto").await;
         assert!(exit.success(), "mosquitto: {exit}\n{}", self.log());
     }
 

@@ -106,22 +106,32 @@ impl ChildDaemon {
     ///
     /// When it does not exit in time or exits with a failure.
     pub async fn terminate(mut self) {
-        let mut child = self.child.take().expect("running");
-        let status = Command::new("kill")
-            .arg("-TERM")
-            .arg(child.id().to_string())
-            .status()
-            .expect("kill(1) runs");
-        assert!(status.success());
-        let exit = within(
-            "the daemon to exit on SIGTERM",
-            tokio::task::spawn_blocking(move || child.wait()),
-        )
-        .await
-        .expect("the waiting thread")
-        .expect("the exit status");
+        let child = self.child.take().expect("running");
+        let exit = terminate(child, "the daemon").await;
         assert!(exit.success(), "{exit}:\n{}", self.log_text());
     }
+}
+
+/// Sends SIGTERM to `child` (what a service manager sends) and waits, at most as long as
+/// [`within`] allows, for it to exit; `what` names it in the failure message.
+///
+/// # Panics
+///
+/// When `kill(1)` fails or the process does not exit in time.
+pub async fn terminate(mut child: Child, what: &str) -> std::process::ExitStatus {
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .expect("kill(1) runs");
+    assert!(status.success());
+    within(
+        &format!("{what} to exit on SIGTERM"),
+        tokio::task::spawn_blocking(move || child.wait()),
+    )
+    .await
+    .expect("the waiting thread")
+    .expect("the exit status")
 }
 
 impl Drop for ChildDaemon {

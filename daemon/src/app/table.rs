@@ -19,7 +19,7 @@ use crate::game::Match;
 use crate::infer::{InferConfig, Inference, OperatorAction, SensorEvent};
 use crate::publish;
 use crate::record::{GameFiles, Journal, Store, write_atomic};
-use crate::rules::{BoardId, ByBoard, Color, EndReason, MatchResult, Move, Role};
+use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
 use crate::sensor::{self, Decoded};
 
 use super::AppError;
@@ -420,14 +420,7 @@ pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rul
 
 /// The domain form of an arbiter's action.
 fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
-    let board = |b: wire::Board| match b {
-        wire::Board::A => BoardId::A,
-        wire::Board::B => BoardId::B,
-    };
-    let side = |s: wire::Side| match s {
-        wire::Side::White => Color::White,
-        wire::Side::Black => Color::Black,
-    };
+    use publish::{board_id as board, color as side};
     Some(match &a.kind {
         wire::ActionKind::Promotion {
             board: b,
