@@ -5,9 +5,12 @@
 //! - without `--positions`, one line per game, games numbered from 1 in file order:
 //!   `ok <file> #<n>: <plies> plies, <result>` or
 //!   `illegal <file> #<n>: <move token> <san>: <reason>`. `<plies>` counts the moves
-//!   played (an export's repeated final move is skipped, not counted); `<result>` is the
-//!   *team* result (`1-0`: WhiteA's team won), worked out from the board where the game
-//!   ended (FICS exports write the result of that board);
+//!   played; the one export artifact that is skipped (a 2010 FICS export's final move
+//!   repeated at a time forfeit) is not counted, and the line then ends in
+//!   ` (repeated final move skipped)`; any other repeated move is `illegal` with
+//!   `repeated-move`. `<result>` is the *team* result (`1-0`: WhiteA's team won): as written
+//!   in bugbridge's own files (`[Recorder "bugbridge …"]`), worked out from the board where
+//!   the game ended for other files (FICS exports write the result of that board);
 //! - with `--positions`, one line per move played:
 //!   `<file> #<n>\t<move token>\t<san as written>\t<BFEN after the move>`; an illegal game
 //!   stops after its illegal move, and its `illegal ...` line goes to `err` instead; a
@@ -116,9 +119,14 @@ fn check_game(
         }
         None => {
             if !positions {
+                let skipped = if replayed.skipped.is_empty() {
+                    ""
+                } else {
+                    " (repeated final move skipped)"
+                };
                 let _ = writeln!(
                     out,
-                    "ok {file} #{n}: {} plies, {}",
+                    "ok {file} #{n}: {} plies, {}{skipped}",
                     replayed.moves.len(),
                     game.team_result()
                 );

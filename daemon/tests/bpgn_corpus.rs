@@ -52,7 +52,10 @@ const EXPECTED: [(&str, &str); 18] = [
     ("bugaboo/test.bpgn", "139 plies, 0-1"),
     ("lwerdna-chess/534.bpgn", "illegal: 1b. e5: out-of-turn"),
     // 171 tokens: the repeated `40B. Q@f6` is an export artifact, skipped.
-    ("lwerdna-chess/ambiguous_Nx_34B.bpgn", "170 plies, 0-1"),
+    (
+        "lwerdna-chess/ambiguous_Nx_34B.bpgn",
+        "170 plies, 0-1 (repeated final move skipped)",
+    ),
     ("lwerdna-chess/bugdb_2307758.bpgn", "173 plies, 0-1"),
     ("lwerdna-chess/bugdb_2308617.bpgn", "83 plies, 1-0"),
     ("lwerdna-chess/enpassant_14A.bpgn", "126 plies, 0-1"),
@@ -66,7 +69,7 @@ const EXPECTED: [(&str, &str); 18] = [
     // 145 tokens: the repeated `41b. b5` is skipped.
     (
         "lwerdna-chess/repeated_move_on_time_forfeit.bpgn",
-        "144 plies, 1-0",
+        "144 plies, 1-0 (repeated final move skipped)",
     ),
     ("pychess-variants/1283326.bpgn", "8 plies, *"),
     ("pychess-variants/1934301.bpgn", "110 plies, 0-1"),

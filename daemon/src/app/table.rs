@@ -173,6 +173,9 @@ impl Table {
                 game.feed(line.t, &ev, wall_ms());
             }
         }
+        // The links the journal shows were the earlier run's: this run's boards are
+        // connected when their sessions say so.
+        game.set_connected(ByBoard::default());
         let last_t = journal.last_t();
         // The time since the game started, when the journal says when that was; at least
         // the journal's last time (a trace's time never goes back).
@@ -233,11 +236,12 @@ impl Table {
         self.journal
             .append(&line)
             .map_err(|e| AppError::Record(e.to_string()))?;
+        let links = self.game.connected();
         let decided = match sensor::decode(&line.event) {
             Decoded::Event(ev) => self.game.feed(t, &ev, wall_ms()),
             _ => Vec::new(),
         };
-        let decided = self.after(decided, press)?;
+        let decided = self.after(decided, press || self.game.connected() != links)?;
         // The line reached the OS before it was interpreted, so a killed process loses
         // nothing; the sync that also survives a power cut comes right after the move is
         // published, so viewers do not wait for the disk (an fsync costs milliseconds).
@@ -374,6 +378,8 @@ impl Table {
                 game.feed(line.t, &ev, wall_ms());
             }
         }
+        // The snapshots above are the boards as they stand, not news from the devices.
+        game.set_connected(self.game.connected());
         self.game = game;
         self.write_bpgn()?;
         self.publish();
@@ -606,6 +612,46 @@ mod tests {
         assert_eq!(table.files.number, 2);
         assert!(table.game.record().is_empty());
         assert_eq!(table.game.end(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_board_that_is_not_configured_is_not_reported_connected() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-one-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = config(&dir);
+        config.boards.retain(|b| b.id == BoardId::A);
+        let (hub, _actions) = bugbridge_broadcast::Hub::new(Default::default());
+        let connected = |hub: &bugbridge_broadcast::Hub| {
+            let state = hub.state("t").expect("published");
+            (state.boards.A.connected, state.boards.B.connected)
+        };
+        let gauge = |hub: &bugbridge_broadcast::Hub| {
+            hub.metrics()
+                .encode()
+                .lines()
+                .find(|l| l.starts_with("bugbridge_boards_connected{"))
+                .map(str::to_owned)
+        };
+        let mut table = Table::open(&config, Some(hub.clone())).unwrap();
+        assert_eq!(connected(&hub), (false, false), "nothing spoke yet");
+        feed(
+            &mut table,
+            vec![TraceEvent::Board {
+                board: WireBoard::A,
+                placement: Placement::start(),
+            }],
+        );
+        assert_eq!(connected(&hub), (true, false));
+        assert_eq!(
+            gauge(&hub).as_deref(),
+            Some("bugbridge_boards_connected{match=\"t\"} 1")
+        );
+        // A restart: the journal's links were the earlier run's.
+        drop(table);
+        let (hub, _actions) = bugbridge_broadcast::Hub::new(Default::default());
+        let _table = Table::open(&config, Some(hub.clone())).unwrap();
+        assert_eq!(connected(&hub), (false, false));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

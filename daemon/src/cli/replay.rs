@@ -37,6 +37,43 @@ pub struct Replayed {
     pub decisions: Vec<Inference>,
     /// Operator actions this version does not know (kept in the trace, not applied).
     pub unknown_actions: Vec<String>,
+    /// A last line cut off in the middle (no line end, not a whole trace line), left out:
+    /// what a power cut leaves at the end of a journal.
+    pub torn_tail: Option<TornTail>,
+}
+
+/// A torn last line that was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// Its line number (1-based).
+    pub line: usize,
+    /// Its length in bytes.
+    pub bytes: usize,
+    /// Why it is not a trace line.
+    pub error: String,
+}
+
+/// Splits off a torn last line: text after the last line end that does not read as a trace
+/// line. A last line without a line end that reads whole is kept, and a damaged line that
+/// does end in a line end is an error, as anywhere else.
+fn split_torn_tail(text: &str) -> (&str, Option<TornTail>) {
+    let whole = text.rfind('\n').map_or(0, |i| i + 1);
+    let tail = &text[whole..];
+    if tail.trim().is_empty() {
+        return (text, None);
+    }
+    let first = text[..whole].trim().is_empty();
+    match bugbridge_drivers::trace::parse_line(tail.trim(), first) {
+        Ok(_) => (text, None),
+        Err(e) => (
+            &text[..whole],
+            Some(TornTail {
+                line: text[..whole].matches('\n').count() + 1,
+                bytes: tail.len(),
+                error: e.to_string(),
+            }),
+        ),
+    }
 }
 
 /// Re-infers the trace `text`.
@@ -44,7 +81,10 @@ pub struct Replayed {
 /// # Errors
 ///
 /// A message naming the line of the first bad trace line, or an unknown ruleset in `meta`.
+/// A torn last line is not an error: it is left out and reported in
+/// [`Replayed::torn_tail`].
 pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed, String> {
+    let (text, torn_tail) = split_torn_tail(text);
     let (meta, events, unknown_actions) = decode_trace(text).map_err(|e| e.to_string())?;
     let ruleset = match (ruleset, &meta.ruleset) {
         (Some(r), _) => r,
@@ -85,6 +125,7 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
         game,
         decisions,
         unknown_actions,
+        torn_tail,
     })
 }
 
@@ -104,6 +145,13 @@ pub(super) fn run(args: ReplayArgs) -> u8 {
             return 1;
         }
     };
+    if let Some(torn) = &replayed.torn_tail {
+        eprintln!(
+            "{file}: warning: line {}: the last line is cut off ({} bytes; {}), as a power cut \
+             leaves it: left out",
+            torn.line, torn.bytes, torn.error
+        );
+    }
     for action in &replayed.unknown_actions {
         eprintln!(
             "{file}: operator action {action:?} is not known to this version; kept, not applied"

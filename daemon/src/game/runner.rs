@@ -50,7 +50,9 @@ impl Match {
             inferrer: Inferrer::new(config, start),
             clocks: ByBoard::default(),
             clock_at: 0,
-            connected: ByBoard { a: true, b: true },
+            // Nothing is connected until a board says so (its snapshot or its link): a board
+            // that is not configured never does.
+            connected: ByBoard { a: false, b: false },
             end: None,
             finished_ends: Vec::new(),
         }
@@ -84,6 +86,18 @@ impl Match {
     #[must_use]
     pub const fn end(&self) -> Option<&End> {
         self.end.as_ref()
+    }
+
+    /// Whether each board's device link is up, as its events said.
+    #[must_use]
+    pub const fn connected(&self) -> ByBoard<bool> {
+        self.connected
+    }
+
+    /// Sets what is known of the device links: a daemon that restarts re-infers the links
+    /// of the earlier run from its journal, but its own devices have not spoken yet.
+    pub fn set_connected(&mut self, connected: ByBoard<bool>) {
+        self.connected = connected;
     }
 
     /// Feeds one event at trace time `t` (`wall_ms`: the server clock, for viewers).

@@ -3,7 +3,9 @@
 
 use crate::infer::RecordEntry;
 use crate::rules::notation::San;
-use crate::rules::notation::bpgn::{Annotation, BpgnGame, BpgnMove, MoveToken, write_bpgn};
+use crate::rules::notation::bpgn::{
+    Annotation, BpgnGame, BpgnMove, MoveToken, RECORDER_TAG, recorder_value, write_bpgn,
+};
 use crate::rules::{EndReason, MatchResult};
 
 /// What the BPGN of a match is made of.
@@ -41,16 +43,21 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
         .collect()
 }
 
-/// Builds the BPGN game of a record.
+/// Builds the BPGN game of a record. Its result is the team result (`1-0`: White on board
+/// A's team won), as the BPGN standard states it, and the `Recorder` tag says so to readers
+/// that would otherwise take it for a FICS export's board result.
 #[must_use]
 pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
     let result = record.result.unwrap_or(MatchResult::Unfinished);
     let mut tags: Vec<(String, String)> = record
         .tags
         .iter()
-        .filter(|(k, _)| k != "Result" && k != "Setup" && k != "FEN")
+        .filter(|(k, _)| {
+            !matches!(k.as_str(), "Result" | "Setup" | "SetUp" | "FEN") && k != RECORDER_TAG
+        })
         .cloned()
         .collect();
+    tags.push((RECORDER_TAG.into(), recorder_value()));
     if let Some(fen) = &record.setup {
         tags.push(("Setup".into(), "1".into()));
         tags.push(("FEN".into(), fen.clone()));

@@ -27,7 +27,9 @@
 //!
 //! Real FICS exports write the result of the *board where the game ended*, from that
 //! board's White (`foo.bpgn`: `{YScorpion checkmated} 0-1` with YScorpion White on B, a win
-//! of WhiteA's team). [`BpgnGame::result`] keeps what was written;
+//! of WhiteA's team). bugbridge writes the team result, as the standard says, and marks its
+//! files with a `[Recorder "bugbridge …"]` tag ([`RECORDER_TAG`]) so that they are read as
+//! written. [`BpgnGame::result`] keeps what was written;
 //! [`BpgnGame::team_result`] works out the board that ended and gives the result of the
 //! match (`1-0`: WhiteA's team won).
 //!
@@ -54,6 +56,7 @@ mod result;
 mod writer;
 
 pub use parser::parse_bpgn;
+pub use result::{RECORDER, RECORDER_TAG, recorder_value};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
 pub use writer::{canonical_tags, write_bpgn, write_bpgn_games};
 

@@ -8,8 +8,10 @@
 //! no move at all.
 //!
 //! The 2010 exports repeat the last move at a time forfeit (`23b. N@f4+{50.870} 23b.
-//! N@f4+{50.870}`, adjacent or not). A token already played with the same SAN is that
-//! export artifact: it is skipped and noted, not reported illegal.
+//! N@f4+{50.870}`, adjacent or not). Only that export artifact is skipped (and noted): the
+//! game's final token, the same token and SAN as the mover's last move on that board, in a
+//! game that ended on time. Any other move whose token was already played with the same SAN
+//! stops the replay as `repeated-move`.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -70,6 +72,16 @@ pub enum ReplayStop {
         /// The rule it breaks.
         reason: IllegalReason,
     },
+    /// The move's token was already played with the same SAN (and it is not the export
+    /// artifact of a time forfeit; see the module docs).
+    Repeated {
+        /// Its index in [`BpgnGame::moves`].
+        index: usize,
+        /// Its token.
+        token: MoveToken,
+        /// Its SAN as written.
+        san_text: String,
+    },
     /// The SAN names no move the pieces could make, or several.
     Unresolved {
         /// Its index in [`BpgnGame::moves`].
@@ -88,7 +100,9 @@ impl ReplayStop {
     #[must_use]
     pub const fn token(&self) -> MoveToken {
         match self {
-            ReplayStop::Illegal { token, .. } | ReplayStop::Unresolved { token, .. } => *token,
+            ReplayStop::Illegal { token, .. }
+            | ReplayStop::Repeated { token, .. }
+            | ReplayStop::Unresolved { token, .. } => *token,
         }
     }
 
@@ -96,18 +110,20 @@ impl ReplayStop {
     #[must_use]
     pub fn san_text(&self) -> &str {
         match self {
-            ReplayStop::Illegal { san_text, .. } | ReplayStop::Unresolved { san_text, .. } => {
-                san_text
-            }
+            ReplayStop::Illegal { san_text, .. }
+            | ReplayStop::Repeated { san_text, .. }
+            | ReplayStop::Unresolved { san_text, .. } => san_text,
         }
     }
 
     /// The reason code: an [`IllegalReason::code`]; `bad-piece-movement` when no piece
-    /// could make the move; `ambiguous-san` when several could.
+    /// could make the move; `ambiguous-san` when several could; `repeated-move` for a token
+    /// played twice.
     #[must_use]
     pub const fn reason_code(&self) -> &'static str {
         match self {
             ReplayStop::Illegal { reason, .. } => reason.code(),
+            ReplayStop::Repeated { .. } => "repeated-move",
             ReplayStop::Unresolved {
                 error: SanError::Illegal,
                 ..
@@ -200,6 +216,23 @@ fn bfen_of(game: &BughouseGame, clocks: &Clocks) -> String {
     )
 }
 
+/// Whether the move at `index`, already played, is the 2010 exports' artifact: the game's
+/// final token, repeating the mover's last move on that board, in a game lost on time.
+fn is_forfeit_artifact(game: &BpgnGame, index: usize, played: &[ReplayedMove]) -> bool {
+    let m = &game.moves[index];
+    let on_time = game
+        .end_comment
+        .as_deref()
+        .is_some_and(|c| c.contains("forfeits on time"));
+    let last_of_mover = played
+        .iter()
+        .rev()
+        .find(|p| p.token.board == m.token.board && p.token.color == m.token.color);
+    on_time
+        && index + 1 == game.moves.len()
+        && last_of_mover.is_some_and(|p| p.token == m.token && p.san_text == m.san_text)
+}
+
 /// Plays `game` under `rules` (see the module docs). The BFEN after each move carries the
 /// latest clock comment of each side on each board; a side without one yet gets the
 /// `Setup` BFEN's time, else the `TimeControl` base, else the board's times are left out.
@@ -223,6 +256,14 @@ pub fn replay(game: &BpgnGame, rules: Ruleset) -> Result<Replay, ReplayError> {
     for (index, m) in game.moves.iter().enumerate() {
         let token = m.token;
         if played.contains(&(token, m.san_text.as_str())) {
+            if !is_forfeit_artifact(game, index, &moves) {
+                stop = Some(ReplayStop::Repeated {
+                    index,
+                    token,
+                    san_text: m.san_text.clone(),
+                });
+                break;
+            }
             skipped.push(SkippedMove {
                 index,
                 token,

@@ -6,12 +6,38 @@
 //! WhiteA's team. The board is found from the loser's name at the start of the end comment
 //! (`{YScorpion checkmated}`) matched to the player tags; failing that, from the last mate
 //! (`#`) or the last move. A named loser also gives the winning team directly.
+//!
+//! bugbridge's own files follow the standard and say so with a `[Recorder "bugbridge …"]`
+//! tag: their result is read as written, whichever board ended the game.
 
 use crate::rules::{BoardId, Color, MatchResult, Seat, notation::Suffix};
 
 use super::BpgnGame;
 
+/// The tag bugbridge writes into its own files (`[Recorder "bugbridge 0.1.0"]`): their
+/// result is the team result (White on board A's team), never a board's.
+pub const RECORDER_TAG: &str = "Recorder";
+
+/// The start of the [`RECORDER_TAG`] value of bugbridge's files.
+pub const RECORDER: &str = "bugbridge";
+
+/// The [`RECORDER_TAG`] value this version writes.
+#[must_use]
+pub fn recorder_value() -> String {
+    format!("{RECORDER} {}", env!("CARGO_PKG_VERSION"))
+}
+
 impl BpgnGame {
+    /// Whether the file says its result is the team result, as the standard writes it:
+    /// bugbridge's own recordings ([`RECORDER_TAG`]). FICS exports do not say so and write
+    /// the result of the board where the game ended.
+    #[must_use]
+    pub fn states_team_result(&self) -> bool {
+        self.tag(RECORDER_TAG).is_some_and(|v| {
+            v.split_whitespace().next() == Some(RECORDER)
+        })
+    }
+
     /// The result as written: the terminator, else the `Result` tag, else unfinished.
     #[must_use]
     pub fn raw_result(&self) -> MatchResult {
@@ -68,8 +94,14 @@ impl BpgnGame {
     /// The loser's name decides first because it reads the same under both conventions:
     /// the 1996 standard sample (`{death checkmated} 0-1`, death Black on B, last move on
     /// board A) follows the standard's team convention, the FICS exports the board one.
+    ///
+    /// A file written by bugbridge (its [`RECORDER_TAG`]) states the team result already,
+    /// as the BPGN standard asks: it is taken as written.
     #[must_use]
     pub fn team_result(&self) -> MatchResult {
+        if self.states_team_result() {
+            return self.raw_result();
+        }
         match self.raw_result() {
             MatchResult::Won(team) => match self.named_loser() {
                 Some(loser) => MatchResult::Won(loser.team().other()),

@@ -202,15 +202,49 @@ fn nothing_panics_on_truncated_or_mangled_input() {
 }
 
 #[test]
-fn replay_skips_a_stuck_duplicate_and_names_unresolvable_moves() {
+fn only_the_final_move_repeated_at_a_time_forfeit_is_skipped() {
     let rules = crate::rules::Ruleset::default();
-    // The bughouse-db artifact quoted in TandemTurtle's BPGN summary: `3B. Nf3{117.807}3B.`.
-    let g = one("1A. e4{119} 1B. Nf3{117.807}1B. Nf3{117.807} 1b. e5{119} *");
-    let r = replay::replay(&g, rules).expect("replay");
-    assert!(r.is_legal());
-    assert_eq!(r.moves.len(), 3);
-    assert_eq!(r.skipped.len(), 1);
-    assert_eq!(r.skipped[0].index, 2);
+    let stop = |text: &str| {
+        replay::replay(&one(text), rules)
+            .expect("replay")
+            .stop
+            .map(|s| s.to_string())
+    };
+    // Anywhere else a repeated move is reported with its token.
+    assert_eq!(
+        stop("1A. e4 1A. e4 1a. e5 1B. d4 *").as_deref(),
+        Some("1A. e4: repeated-move")
+    );
+    assert_eq!(
+        stop("1A. e4{119} 1B. Nf3{117.807}1B. Nf3{117.807} 1b. e5{119} *").as_deref(),
+        Some("1B. Nf3: repeated-move")
+    );
+    // The final move repeated, but no time forfeit: not the artifact.
+    assert_eq!(
+        stop("1A. e4 1a. e5 1B. d4 1a. e5 {x resigns} 1-0").as_deref(),
+        Some("1a. e5: repeated-move")
+    );
+    // The final token repeats a move that is not the mover's last one.
+    assert_eq!(
+        stop("1A. e4 1a. e5 2A. d4 2a. d5 1a. e5 {x forfeits on time} 1-0").as_deref(),
+        Some("1a. e5: repeated-move")
+    );
+    // The 2010 exports' artifact: the final token, at a time forfeit, adjacent or not.
+    for text in [
+        "1A. e4{119} 1B. Nf3{117.807} 1b. e5{119} 1B. Nf3{117.807} {x forfeits on time} 0-1",
+        "1A. e4{119} 1B. Nf3{117.807} 1B. Nf3{117.807} {x forfeits on time} 0-1",
+    ] {
+        let g = one(text);
+        let r = replay::replay(&g, rules).expect("replay");
+        assert!(r.is_legal(), "{text}: {:?}", r.stop);
+        assert_eq!(r.skipped.len(), 1, "{text}");
+        assert_eq!(r.skipped[0].index, g.moves.len() - 1);
+    }
+}
+
+#[test]
+fn replay_names_unresolvable_moves() {
+    let rules = crate::rules::Ruleset::default();
     // No piece can make the move: bad piece movement.
     let g = one("1A. Nd5 *");
     let stop = replay::replay(&g, rules)
@@ -234,4 +268,19 @@ fn replay_skips_a_stuck_duplicate_and_names_unresolvable_moves() {
         r.moves[2].outcome.handoff.map(|(s, _)| s.tag()),
         Some("BlackB".into())
     );
+}
+
+#[test]
+fn bugbridge_files_state_the_team_result_and_are_read_as_written() {
+    // Decided on board B, no player named: a FICS export's `0-1` is board B's White losing,
+    // a win of WhiteA's team; bugbridge's own file means WhiteA's team lost.
+    let moves = "1B. e4 {1} 1b. e5 {1} {board B: checkmate} 0-1";
+    let fics = one(moves);
+    assert_eq!(fics.team_result(), MatchResult::Won(Team::WhiteA));
+    let ours = one(&format!("[Recorder \"{}\"]\n{moves}", recorder_value()));
+    assert!(ours.states_team_result());
+    assert_eq!(ours.team_result(), MatchResult::Won(Team::BlackA));
+    // Another program's recorder tag is not ours.
+    let other = one(&format!("[Recorder \"bugbridgeX 1\"]\n{moves}"));
+    assert_eq!(other.team_result(), MatchResult::Won(Team::WhiteA));
 }
