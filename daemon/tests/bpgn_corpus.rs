@@ -235,6 +235,7 @@ fn every_file_round_trips_through_the_writer() {
             assert_eq!(again.moves, game.moves, "{rel}");
             assert_eq!(again.end_comment, game.end_comment, "{rel}");
             assert_eq!(again.result, game.result, "{rel}");
+            assert_eq!(again.team_result(), game.team_result(), "{rel}");
             assert_eq!(write_bpgn(again), text, "{rel}: the writer is stable");
         }
     }
@@ -495,4 +496,59 @@ fn every_format_variation_is_read() {
         game.end_comment.as_deref(),
         Some("kennyforchessnet resigns")
     );
+}
+
+#[test]
+fn check_reports_a_repeated_move_with_its_token_and_notes_the_skipped_artifact() {
+    let dir = std::env::temp_dir().join(format!("bugbridge-corpus-rep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let cases = [
+        (
+            "1A. e4 1A. e4 1a. e5 1B. d4 *",
+            "illegal {f} #1: 1A. e4: repeated-move",
+        ),
+        (
+            "1A. e4 1a. e5 1B. d4 1B. d4 {x resigns} 0-1",
+            "illegal {f} #1: 1B. d4: repeated-move",
+        ),
+        (
+            "1A. e4 1a. e5 1B. d4 1B. d4 {x forfeits on time} 0-1",
+            "ok {f} #1: 3 plies, 1-0 (repeated final move skipped)",
+        ),
+    ];
+    for (i, (text, want)) in cases.into_iter().enumerate() {
+        let path = dir.join(format!("{i}.bpgn"));
+        std::fs::write(&path, text).expect("write");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = check::run(
+            std::slice::from_ref(&path),
+            RulesetName::Fide,
+            false,
+            &mut out,
+            &mut err,
+        );
+        let want = want.replace("{f}", &path.display().to_string());
+        assert_eq!(String::from_utf8_lossy(&out), format!("{want}\n"), "{text}");
+        assert_eq!(status, u8::from(want.starts_with("illegal")), "{text}");
+    }
+    // 50 MB of `1A. e4` in the report, in small: one move, then the repeats.
+    let path = dir.join("many.bpgn");
+    std::fs::write(&path, "1A. e4 ".repeat(1000)).expect("write");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(
+        check::run(
+            std::slice::from_ref(&path),
+            RulesetName::Fide,
+            false,
+            &mut out,
+            &mut err
+        ),
+        1
+    );
+    assert!(
+        String::from_utf8_lossy(&out).ends_with(": 1A. e4: repeated-move\n"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

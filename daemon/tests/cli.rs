@@ -176,3 +176,109 @@ fn a_bad_configuration_is_refused_with_its_place() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `check`'s verdict on one file: its lines on stdout.
+fn check_lines(path: &Path) -> String {
+    let out = run(bin().arg("check").arg(path));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `simulate FILE | replay`: the recorded BPGN.
+fn simulate_and_replay(game: &Path, dir: &Path) -> String {
+    let sim = run(bin().args(["simulate", "--noise", "noisy"]).arg(game));
+    assert_eq!(
+        sim.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    let trace = dir.join("game.trace.jsonl");
+    std::fs::write(&trace, &sim.stdout).unwrap();
+    let rep = run(bin().arg("replay").arg(&trace));
+    assert_eq!(
+        rep.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    String::from_utf8_lossy(&rep.stdout).into_owned()
+}
+
+#[test]
+fn simulate_replay_check_keeps_the_result_of_games_decided_on_either_board() {
+    let dir = temp("results");
+    // 1934301 and foo end on board B, bugaboo/test on board A.
+    for (rel, plies_and_result) in [
+        ("pychess-variants/1934301.bpgn", "110 plies, 0-1"),
+        ("lwerdna-chess/foo.bpgn", "79 plies, 1-0"),
+        ("bugaboo/test.bpgn", "139 plies, 0-1"),
+    ] {
+        let source = check_lines(&data(rel));
+        assert!(source.ends_with(&format!(": {plies_and_result}\n")), "{source}");
+        let bpgn = simulate_and_replay(&data(rel), &dir);
+        assert!(bpgn.contains("[Recorder \"bugbridge "), "{bpgn}");
+        let recorded = dir.join("recorded.bpgn");
+        std::fs::write(&recorded, &bpgn).unwrap();
+        let again = check_lines(&recorded);
+        assert!(
+            again.ends_with(&format!(": {plies_and_result}\n")),
+            "{rel}: the source says {source:?}, its recording {again:?}\n{bpgn}"
+        );
+        // The result tag and the terminator say the same.
+        let game = &parse_bpgn(&bpgn).unwrap()[0];
+        assert_eq!(game.tag("Result"), game.result.map(|r| r.as_str()));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn replay_leaves_out_a_torn_last_line_with_a_warning() {
+    let dir = temp("torn");
+    let sim = run(bin().arg("simulate").arg(data("lwerdna-chess/foo.bpgn")));
+    assert_eq!(sim.status.code(), Some(0));
+    let text = String::from_utf8(sim.stdout).unwrap();
+    let whole = dir.join("whole.trace.jsonl");
+    std::fs::write(&whole, &text).unwrap();
+    let expected = run(bin().arg("replay").arg(&whole));
+    assert_eq!(expected.status.code(), Some(0));
+
+    // A power cut in the middle of the last line: the whole trace up to it, and half a line.
+    let lines = text.lines().count();
+    let torn = dir.join("torn.trace.jsonl");
+    std::fs::write(
+        &torn,
+        format!("{text}{{\"t\":99999999,\"board\":\"A\",\"ev\":\"clo"),
+    )
+    .unwrap();
+    let rep = run(bin().arg("replay").arg(&torn));
+    assert_eq!(rep.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&rep.stderr);
+    assert!(
+        err.contains(&format!("warning: line {}: the last line is cut off", lines + 1)),
+        "{err}"
+    );
+    assert_eq!(rep.stdout, expected.stdout, "the same BPGN");
+
+    // The same damage followed by another line is not a torn tail: an error naming it.
+    let damaged = dir.join("damaged.trace.jsonl");
+    std::fs::write(
+        &damaged,
+        format!(
+            "{text}{{\"t\":99999999,\"board\":\"A\",\"ev\":\"clo\n{}\n",
+            text.lines().last().unwrap()
+        ),
+    )
+    .unwrap();
+    let rep = run(bin().arg("replay").arg(&damaged));
+    assert_eq!(rep.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&rep.stderr);
+    assert!(err.contains(&format!("line {}", lines + 1)), "{err}");
+    assert!(rep.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,5 +1,6 @@
 //! simulate → infer → the record must give back the source game: boards, interleaving
-//! order, moves and clock times to the second.
+//! order, moves, clock times to the second, and the result (with the board it was decided
+//! on).
 //!
 //! `cargo test` runs a sample (30 random games per profile, and every legal real game of
 //! `tests/data/bpgn` on every profile); `BUGBRIDGE_FULL=1 cargo test --release -p bugbridge
@@ -8,7 +9,7 @@
 
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer};
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
-use bugbridge::rules::{BoardId, BughouseGame, Ruleset};
+use bugbridge::rules::{BoardId, BughouseGame, MatchResult, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, SimMove, random_game, simulate};
 
 /// How one game came back.
@@ -48,6 +49,30 @@ fn replay(game: &SimGame, profile: Profile, seed: u64) -> Verdict {
         ));
     }
     if record.len() == game.moves.len() {
+        // The result too: the one the moves give (a mate), or none.
+        let mut played = game.start.clone();
+        for m in &game.moves {
+            played.play(m.board, &m.mv, 0);
+        }
+        let want = played.end().map(|e| (e.result, e.board));
+        let got = out.iter().rev().find_map(|i| match i {
+            Inference::End { result, board, .. } => Some((*result, *board)),
+            _ => None,
+        });
+        if got != want {
+            return Verdict::Wrong(format!("result: got {got:?}, want {want:?}"));
+        }
+        // And the recorded BPGN reads back with that result, whichever board ended it.
+        let text = bugbridge::record::bpgn::text(&bugbridge::record::bpgn::MatchRecord {
+            moves: record,
+            result: got.map(|(r, _)| r),
+            ..Default::default()
+        });
+        let read = parse_bpgn(&text).map(|g| g[0].team_result());
+        let want = want.map_or(MatchResult::Unfinished, |(r, _)| r);
+        if read != Ok(want) {
+            return Verdict::Wrong(format!("the BPGN reads {read:?}, want {want}:\n{text}"));
+        }
         return Verdict::Exact;
     }
     let alerted = out.iter().any(|i| {
