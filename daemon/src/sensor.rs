@@ -16,6 +16,8 @@ pub struct Meta {
     pub ruleset: Option<String>,
     /// The time control, if given.
     pub time_control: Option<String>,
+    /// The BFEN both boards start from, when not the initial position.
+    pub setup: Option<String>,
     /// BPGN tags.
     pub tags: std::collections::BTreeMap<String, String>,
 }
@@ -106,10 +108,12 @@ pub fn decode(ev: &TraceEvent) -> Decoded {
         TraceEvent::Meta {
             ruleset,
             time_control,
+            setup,
             tags,
         } => Decoded::Meta(Meta {
             ruleset: ruleset.clone(),
             time_control: time_control.clone(),
+            setup: setup.clone(),
             tags: tags.clone(),
         }),
         TraceEvent::Board {

@@ -282,3 +282,59 @@ fn replay_leaves_out_a_torn_last_line_with_a_warning() {
     assert!(rep.stdout.is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_set_up_game_round_trips_through_the_trace_from_its_start_position() {
+    let dir = temp("setup");
+    let path = data("bpgn-standard-samples/VampireGod-Setup-BFEN-2002.bpgn");
+    let source = &parse_bpgn(&std::fs::read_to_string(&path).unwrap()).unwrap()[0];
+    let fen = source.setup.clone().expect("a set-up game");
+    let expected: Vec<String> = replay(source, Ruleset::default())
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| format!("{}{} {}", m.token.board, m.token.color, m.canonical_san))
+        .collect();
+    assert_eq!(expected.len(), 13);
+
+    let sim = run(bin().args(["simulate", "--noise", "noisy"]).arg(&path));
+    assert_eq!(sim.status.code(), Some(0));
+    let text = String::from_utf8(sim.stdout).unwrap();
+    let meta: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(meta["ev"], "meta");
+    assert_eq!(meta["setup"], fen.as_str(), "the trace carries the start");
+    let trace = dir.join("setup.trace.jsonl");
+    std::fs::write(&trace, &text).unwrap();
+    let events = dir.join("events.jsonl");
+    let rep = run(bin().arg("replay").arg("--events").arg(&events).arg(&trace));
+    assert_eq!(
+        rep.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let alerts: Vec<String> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"alert\""))
+        .map(str::to_owned)
+        .collect();
+    assert!(alerts.is_empty(), "{alerts:?}");
+    let bpgn = String::from_utf8_lossy(&rep.stdout);
+    let back = &parse_bpgn(&bpgn).unwrap()[0];
+    assert_eq!(back.setup.as_deref(), Some(fen.as_str()), "{bpgn}");
+    let got: Vec<String> = back
+        .moves
+        .iter()
+        .map(|m| format!("{}{} {}", m.token.board, m.token.color, m.san))
+        .collect();
+    assert_eq!(got, expected);
+    for (a, b) in back.moves.iter().zip(&source.moves) {
+        assert!((a.clock.unwrap() - b.clock.unwrap()).abs() < 1.0);
+    }
+    // The recording is a set-up game `check` replays from the same start.
+    let recorded = dir.join("recorded.bpgn");
+    std::fs::write(&recorded, bpgn.as_bytes()).unwrap();
+    assert!(check_lines(&recorded).contains(": 13 plies, "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

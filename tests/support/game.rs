@@ -105,6 +105,7 @@ impl TestGame {
             event: TraceEvent::Meta {
                 ruleset: Some("fide".into()),
                 time_control: game.tag("TimeControl").map(str::to_owned),
+                setup: None,
                 tags,
             },
         }];

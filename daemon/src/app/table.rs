@@ -106,6 +106,7 @@ impl Table {
                 event: TraceEvent::Meta {
                     ruleset: Some(ruleset.clone()),
                     time_control: time_control.clone(),
+                    setup: None,
                     tags: tags.clone(),
                 },
             })
@@ -347,6 +348,7 @@ impl Table {
             event: TraceEvent::Meta {
                 ruleset: Some(self.ruleset.clone()),
                 time_control: self.time_control.clone(),
+                setup: None,
                 tags: tags.clone(),
             },
         }];

@@ -108,7 +108,11 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
         tags.entry("TimeControl".into())
             .or_insert_with(|| tc.clone());
     }
-    let mut game = Match::new("replay", tags, config, None);
+    let mut game = match &meta.setup {
+        Some(fen) => Match::from_setup("replay", tags, config, fen)
+            .map_err(|e| format!("line 1: meta: setup {fen:?}: {e}"))?,
+        None => Match::new("replay", tags, config, None),
+    };
     let mut decisions = Vec::new();
     let mut last_t = 0;
     for (t, ev) in &events {

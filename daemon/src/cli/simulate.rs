@@ -121,7 +121,8 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
     };
     let mut tags: BTreeMap<String, String> = BTreeMap::new();
     for (k, v) in &game.tags {
-        if k != "Result" {
+        // The start position travels in `meta`'s `setup`, the result is the trace's to say.
+        if !matches!(k.as_str(), "Result" | "Setup" | "SetUp" | "FEN") {
             tags.insert(k.clone(), v.clone());
         }
     }
@@ -130,6 +131,7 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
         event: TraceEvent::Meta {
             ruleset: Some(args.ruleset.as_str().to_owned()),
             time_control: game.tag("TimeControl").map(str::to_owned),
+            setup: game.setup.clone(),
             tags,
         },
     };

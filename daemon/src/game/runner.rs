@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use crate::infer::{InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
+use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
 use crate::rules::{BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
 
 /// How a match ended.
@@ -32,6 +33,9 @@ pub struct Match {
     end: Option<End>,
     /// Ends of games already finished at this table (a new game started after them).
     finished_ends: Vec<Option<End>>,
+    /// The BFEN the match started from when it was not the initial position (the BPGN's
+    /// `SetUp`/`FEN` tags).
+    setup: Option<String>,
 }
 
 impl Match {
@@ -55,7 +59,27 @@ impl Match {
             connected: ByBoard { a: false, b: false },
             end: None,
             finished_ends: Vec::new(),
+            setup: None,
         }
+    }
+
+    /// A match like [`Match::new`] that starts from the set-up position `bfen` (both
+    /// boards, holdings), which its BPGN records in the `FEN` tag.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseBfenError`] when `bfen` is not a BFEN.
+    pub fn from_setup(
+        id: &str,
+        tags: BTreeMap<String, String>,
+        config: InferConfig,
+        bfen: &str,
+    ) -> Result<Match, ParseBfenError> {
+        let start = parse_bfen(bfen, config.ruleset)?;
+        let game = BughouseGame::from_positions(start.a.position, start.b.position, config.ruleset);
+        let mut m = Match::new(id, tags, config, Some(game));
+        m.setup = Some(bfen.to_owned());
+        Ok(m)
     }
 
     /// The match id.
@@ -174,14 +198,16 @@ impl Match {
         }
     }
 
-    fn bpgn_of(&self, moves: &[RecordEntry], end: Option<&End>) -> String {
+    /// The BPGN of game `index` (0 = the first at the table; only it starts from the
+    /// set-up position, the next ones from the boards set up again).
+    fn bpgn_of(&self, index: usize, moves: &[RecordEntry], end: Option<&End>) -> String {
         text(&MatchRecord {
             tags: self
                 .tags
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-            setup: None,
+            setup: self.setup.clone().filter(|_| index == 0),
             moves,
             result: end.map(|e| e.result),
             end: end.map(|e| (e.reason, e.detail.clone())),
@@ -191,7 +217,11 @@ impl Match {
     /// The BPGN of the current game.
     #[must_use]
     pub fn bpgn(&self) -> String {
-        self.bpgn_of(self.inferrer.record(), self.end.as_ref())
+        self.bpgn_of(
+            self.inferrer.finished_records().len(),
+            self.inferrer.record(),
+            self.end.as_ref(),
+        )
     }
 
     /// The BPGN of the last game finished at the table (a new one has begun since).
@@ -199,7 +229,7 @@ impl Match {
     pub fn finished_bpgn(&self) -> Option<String> {
         let i = self.inferrer.finished_records().len().checked_sub(1)?;
         let moves = &self.inferrer.finished_records()[i];
-        Some(self.bpgn_of(moves, self.finished_ends.get(i).and_then(Option::as_ref)))
+        Some(self.bpgn_of(i, moves, self.finished_ends.get(i).and_then(Option::as_ref)))
     }
 
     /// The BPGN of every game played at the table so far, finished ones first.
@@ -211,7 +241,7 @@ impl Match {
             .iter()
             .enumerate()
             .map(|(i, moves)| {
-                self.bpgn_of(moves, self.finished_ends.get(i).and_then(Option::as_ref))
+                self.bpgn_of(i, moves, self.finished_ends.get(i).and_then(Option::as_ref))
             })
             .collect();
         if !self.inferrer.record().is_empty() || out.is_empty() {

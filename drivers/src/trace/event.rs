@@ -14,6 +14,10 @@ pub enum TraceEvent {
         ruleset: Option<String>,
         /// Time control, e.g. `"180+0"`.
         time_control: Option<String>,
+        /// The position both boards start from when it is not the initial one: a BFEN
+        /// (`<board A> | <board B>`, holdings and clock times included), as a BPGN `FEN` tag
+        /// with `SetUp "1"` gives it. `None`: the initial position.
+        setup: Option<String>,
         /// BPGN tags (name → value). An empty map is not written.
         tags: BTreeMap<String, String>,
     },

@@ -154,6 +154,7 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
             }
             let ruleset = opt_string(&obj, "ruleset")?;
             let time_control = opt_string(&obj, "time_control")?;
+            let setup = opt_string(&obj, "setup")?;
             let mut tags = BTreeMap::new();
             match obj.get("tags") {
                 None | Some(Value::Null) => {}
@@ -170,6 +171,7 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
             TraceEvent::Meta {
                 ruleset,
                 time_control,
+                setup,
                 tags,
             }
         }

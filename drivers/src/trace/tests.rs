@@ -228,3 +228,24 @@ fn invalid_utf8_is_an_error_not_a_panic() {
     assert_eq!(results.len(), 2);
     assert_eq!(results[1].as_ref().expect_err("utf8").line, 2);
 }
+
+#[test]
+fn a_setup_start_in_meta_round_trips_and_older_metas_read_without_one() {
+    let fen = "8/8/8/8/8/8/8/4K2k/Qn b - - 10 20 | 8/8/8/8/8/8/8/4K2k w - - 1 2";
+    let text = format!(
+        "{{\"t\":0,\"ev\":\"meta\",\"ruleset\":\"fide\",\"setup\":{}}}\n",
+        serde_json::Value::String(fen.to_owned())
+    );
+    let lines = parse_trace(&text).expect("a meta with a setup");
+    match &lines[0].event {
+        TraceEvent::Meta { setup, .. } => assert_eq!(setup.as_deref(), Some(fen)),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(write_all(&lines), text);
+    match &parse_trace(EXAMPLE).expect("example")[0].event {
+        TraceEvent::Meta { setup, .. } => assert_eq!(*setup, None),
+        other => panic!("{other:?}"),
+    }
+    let err = error_of("{\"t\":0,\"ev\":\"meta\",\"setup\":1}\n");
+    assert!(err.to_string().contains("setup"), "{err}");
+}

@@ -81,6 +81,7 @@ fn format_line(line: &TraceLine, s: &mut String) {
         TraceEvent::Meta {
             ruleset,
             time_control,
+            setup,
             tags,
         } => {
             if let Some(r) = ruleset {
@@ -88,6 +89,9 @@ fn format_line(line: &TraceLine, s: &mut String) {
             }
             if let Some(tc) = time_control {
                 let _ = write!(s, ",\"time_control\":{}", json_str(tc));
+            }
+            if let Some(fen) = setup {
+                let _ = write!(s, ",\"setup\":{}", json_str(fen));
             }
             if !tags.is_empty() {
                 s.push_str(",\"tags\":{");
