@@ -230,6 +230,80 @@ impl Hub {
         Ok(published)
     }
 
+    /// Continues the numbering of `match_id` after a restart, with the events an earlier
+    /// run of the daemon published for it (re-derived from its record): `finished` (games
+    /// over) are only counted; `current` (the game going on) are numbered and kept in the
+    /// history, not fanned out to open streams: the MQTT publisher sends them again with
+    /// the numbers they had (at least once, as after any reconnect) and a viewer resuming
+    /// with `Last-Event-ID` catches up. So the next event gets the `seq` that run would
+    /// have given it and subscribers that drop repeated `seq`s lose nothing. Numbers only
+    /// go up: a match already further on keeps its own.
+    ///
+    /// # Errors
+    ///
+    /// [`PublishError::InvalidMatchId`], as for [`Hub::publish`] (with an empty update).
+    pub fn resume(
+        &self,
+        match_id: &str,
+        finished: &[Event],
+        current: Vec<Event>,
+    ) -> Result<Published, PublishError> {
+        if !valid_match_id(match_id) {
+            return Err(PublishError::InvalidMatchId {
+                id: match_id.to_owned(),
+                update: Box::default(),
+            });
+        }
+        let alerts_public = self.inner.opts.alerts_public;
+        let alerts = finished
+            .iter()
+            .filter(|e| e.kind == EventKind::Alert)
+            .count() as u64;
+        let public = finished.len() as u64 - if alerts_public { 0 } else { alerts };
+        let entry = self.entry_or_create(match_id);
+        let mut data = entry.data.write().unwrap_or_else(|e| e.into_inner());
+        if data.seq > 0 || data.alert_seq > 0 {
+            return Ok(Published {
+                seq: data.seq,
+                alert_seq: data.alert_seq,
+            });
+        }
+        data.seq = public;
+        data.alert_seq = alerts;
+        let history = self.inner.opts.history;
+        for mut event in current {
+            if event.kind == EventKind::Alert {
+                data.alert_seq += 1;
+                event.seq = data.alert_seq;
+                let json = to_json(&event);
+                let item = Item {
+                    seq: event.seq,
+                    frame: sse_frame(Some(event.seq), Some("alert"), &json),
+                    json,
+                };
+                push_bounded(&mut data.alerts, item, history);
+                if !alerts_public {
+                    continue;
+                }
+            }
+            data.seq += 1;
+            event.seq = data.seq;
+            let json = to_json(&event);
+            let item = Item {
+                seq: event.seq,
+                frame: sse_frame(Some(event.seq), None, &json),
+                json,
+            };
+            push_bounded(&mut data.events, item, history);
+        }
+        data.state.seq = data.seq;
+        data.state_item = state_item(&data.state);
+        Ok(Published {
+            seq: data.seq,
+            alert_seq: data.alert_seq,
+        })
+    }
+
     fn entry_or_create(&self, match_id: &str) -> Arc<MatchEntry> {
         if let Some(entry) = self.entry(match_id) {
             return entry;
@@ -465,5 +539,52 @@ impl MatchEntry {
             .filter(|i| i.seq > after && i.seq <= upto)
             .cloned()
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(kind: EventKind) -> Event {
+        Event::new(kind, 0)
+    }
+
+    #[test]
+    fn a_resumed_match_numbers_on_from_its_earlier_events() {
+        let (hub, _actions) = Hub::new(HubOptions::default());
+        let finished = [event(EventKind::Move), event(EventKind::Alert)];
+        let current = vec![event(EventKind::Move), event(EventKind::Alert)];
+        let resumed = hub.resume("t", &finished, current).expect("a valid id");
+        assert_eq!((resumed.seq, resumed.alert_seq), (2, 2));
+        assert_eq!(hub.state("t").map(|s| s.seq), Some(2));
+        // The current game's events are kept for catching up, with their numbers.
+        let entry = hub.entry("t").expect("the match");
+        let kept: Vec<u64> = entry.events_between(0, 10).iter().map(|i| i.seq).collect();
+        assert_eq!(kept, [2]);
+        let next = hub
+            .publish(
+                "t",
+                Update {
+                    events: vec![event(EventKind::Move), event(EventKind::Alert)],
+                    ..Update::default()
+                },
+            )
+            .expect("a valid id");
+        assert_eq!((next.seq, next.alert_seq), (3, 3));
+        // Never backwards.
+        assert_eq!(hub.resume("t", &[], Vec::new()).expect("a valid id").seq, 3);
+
+        let (public, _actions) = Hub::new(HubOptions {
+            alerts_public: true,
+            ..HubOptions::default()
+        });
+        assert_eq!(
+            public
+                .resume("t", &finished, vec![event(EventKind::Alert)])
+                .expect("a valid id")
+                .seq,
+            3
+        );
     }
 }

@@ -72,13 +72,33 @@ impl Table {
         let latest = store
             .latest()
             .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;
+        // What earlier runs published for this match, re-derived from its journals, so that
+        // the events' `seq` goes on where it was.
+        let mut finished = Vec::new();
+        let mut current = Vec::new();
         let mut table = match latest {
-            Some(files) => Table::recover(config, store, files, infer, base_tags)?,
+            Some(files) => {
+                for n in 1..files.number {
+                    finished.extend(rederive(&store.files(n), &config.match_id, infer));
+                }
+                Table::recover(config, store, files, infer, base_tags, &mut current)?
+            }
             None => {
                 let files = store.files(1);
                 Table::start(config, store, files, infer, base_tags)?
             }
         };
+        if let Some(hub) = &hub {
+            let finished: Vec<wire::Event> = finished.iter().filter_map(publish::event).collect();
+            let current = current.iter().filter_map(publish::event).collect();
+            match hub.resume(&config.match_id, &finished, current) {
+                Ok(p) if p.seq > 0 || p.alert_seq > 0 => {
+                    info!(seq = p.seq, alert_seq = p.alert_seq, "event numbering continues");
+                }
+                Ok(_) => {}
+                Err(e) => debug!("not resumed: {e}"),
+            }
+        }
         table.hub = hub;
         table.publish();
         Ok(table)
@@ -138,6 +158,7 @@ impl Table {
         files: GameFiles,
         infer: InferConfig,
         base_tags: BTreeMap<String, String>,
+        decisions: &mut Vec<Inference>,
     ) -> Result<Table, AppError> {
         let (journal, recovered) =
             Journal::recover(&files.journal).map_err(|e| AppError::Record(e.to_string()))?;
@@ -171,7 +192,7 @@ impl Table {
                 running[sensor::board_id(*board)] = Some(*r);
             }
             if let Decoded::Event(ev) = sensor::decode(&line.event) {
-                game.feed(line.t, &ev, wall_ms());
+                decisions.extend(game.feed(line.t, &ev, wall_ms()));
             }
         }
         // The links the journal shows were the earlier run's: this run's boards are
@@ -418,6 +439,26 @@ impl Table {
     }
 }
 
+/// The decisions a finished game's journal re-infers to (nothing when it cannot be read:
+/// the numbering of events then restarts lower, which is logged).
+fn rederive(files: &GameFiles, match_id: &str, infer: InferConfig) -> Vec<Inference> {
+    let recovered = match Journal::read(&files.journal) {
+        Ok(r) => r,
+        Err(e) => {
+            warn!("game {}: {e}; its events are not counted", files.number);
+            return Vec::new();
+        }
+    };
+    let mut game = Match::new(match_id, BTreeMap::new(), infer, None);
+    let mut out = Vec::new();
+    for line in &recovered.lines {
+        if let Decoded::Event(ev) = sensor::decode(&line.event) {
+            out.extend(game.feed(line.t, &ev, 0));
+        }
+    }
+    out
+}
+
 /// The squares to light for a decided move.
 pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rules::Square)> {
     match mv.from() {
@@ -654,6 +695,78 @@ mod tests {
         let (hub, _actions) = bugbridge_broadcast::Hub::new(Default::default());
         let _table = Table::open(&config, Some(hub.clone())).unwrap();
         assert_eq!(connected(&hub), (false, false));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn event_numbers_go_on_after_a_crash_across_games() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-seq-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let hub = || bugbridge_broadcast::Hub::new(Default::default()).0;
+        let seq = |hub: &bugbridge_broadcast::Hub| hub.state("t").expect("published").seq;
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        let first_hub = hub();
+        let mut table = Table::open(&config, Some(first_hub.clone())).unwrap();
+        feed(&mut table, first_move());
+        table
+            .on_action(&wire::OperatorAction {
+                match_id: "t".into(),
+                kind: wire::ActionKind::Result {
+                    result: "1/2-1/2".into(),
+                    reason: "draw-agreement".into(),
+                },
+            })
+            .unwrap();
+        // A new game, and its first move.
+        feed(
+            &mut table,
+            vec![
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e4"),
+                    piece: None,
+                },
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e2"),
+                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
+                },
+            ],
+        );
+        assert_eq!(table.files.number, 2);
+        feed(&mut table, first_move());
+        let before = seq(&first_hub);
+        assert!(before >= 3, "two moves and an end: {before}");
+        // kill -9, and a restart with a fresh process (a fresh hub).
+        std::mem::forget(table);
+        let second_hub = hub();
+        let mut table = Table::open(&config, Some(second_hub.clone())).unwrap();
+        assert_eq!(seq(&second_hub), before, "the numbering goes on");
+        let sq_e7 = sq("e7");
+        feed(
+            &mut table,
+            vec![
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq_e7,
+                    piece: None,
+                },
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e5"),
+                    piece: bugbridge_drivers::trace::SensorPiece::from_char('p'),
+                },
+                TraceEvent::Clock {
+                    board: WireBoard::A,
+                    white: 178.0,
+                    black: 177.0,
+                    running: Some(Side::White),
+                },
+            ],
+        );
+        assert_eq!(table.game.record().len(), 2, "1a. e5 decided");
+        assert_eq!(seq(&second_hub), before + 1, "the next event is the next number");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

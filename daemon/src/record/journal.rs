@@ -85,21 +85,9 @@ impl Journal {
             .map_err(io_err)?;
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(io_err)?;
-        let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let dropped_bytes = bytes.len() - whole;
-        let text = String::from_utf8_lossy(&bytes[..whole]);
-        let mut lines = Vec::new();
-        let mut last_t = 0;
-        for (i, raw) in text.split('\n').enumerate() {
-            if raw.trim().is_empty() {
-                continue;
-            }
-            let line = parse_line(raw, lines.is_empty()).map_err(|kind| {
-                JournalError::Corrupt(path.to_owned(), TraceError { line: i + 1, kind })
-            })?;
-            last_t = last_t.max(line.t);
-            lines.push(line);
-        }
+        let (lines, dropped_bytes) = whole_lines(path, &bytes)?;
+        let whole = bytes.len() - dropped_bytes;
+        let last_t = lines.iter().map(|l| l.t).max().unwrap_or(0);
         if dropped_bytes > 0 {
             file.set_len(whole as u64).map_err(io_err)?;
             file.sync_data().map_err(io_err)?;
@@ -116,6 +104,21 @@ impl Journal {
                 dropped_bytes,
             },
         ))
+    }
+
+    /// Reads a journal without opening it for appending (a finished game's): its whole
+    /// lines, a torn last line left out (the file is not changed).
+    ///
+    /// # Errors
+    ///
+    /// [`JournalError::Io`], or [`JournalError::Corrupt`] when a complete line is damaged.
+    pub fn read(path: &Path) -> Result<Recovered, JournalError> {
+        let bytes = std::fs::read(path).map_err(|e| JournalError::Io(path.to_owned(), e))?;
+        let (lines, dropped_bytes) = whole_lines(path, &bytes)?;
+        Ok(Recovered {
+            lines,
+            dropped_bytes,
+        })
     }
 
     /// The file.
@@ -159,6 +162,24 @@ impl Journal {
             .and_then(|()| self.out.get_ref().sync_data())
             .map_err(|e| JournalError::Io(self.path.clone(), e))
     }
+}
+
+/// The whole lines of a journal's bytes, and the length of a torn last line (the bytes
+/// after the last line end).
+fn whole_lines(path: &Path, bytes: &[u8]) -> Result<(Vec<TraceLine>, usize), JournalError> {
+    let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let text = String::from_utf8_lossy(&bytes[..whole]);
+    let mut lines = Vec::new();
+    for (i, raw) in text.split('\n').enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line = parse_line(raw, lines.is_empty()).map_err(|kind| {
+            JournalError::Corrupt(path.to_owned(), TraceError { line: i + 1, kind })
+        })?;
+        lines.push(line);
+    }
+    Ok((lines, bytes.len() - whole))
 }
 
 #[cfg(test)]
