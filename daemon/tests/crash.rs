@@ -7,7 +7,10 @@
 //! `/dev/serial/by-path/…` name). The test plays part of a real game, kills the daemon with
 //! SIGKILL right after a move was decided, starts it again with the same configuration,
 //! plays the rest, stops it with SIGTERM and compares the BPGN file with the offline
-//! re-inference of the same trace: the same moves, order and times.
+//! re-inference of the same trace: the same moves, order and times. The events' `seq` goes
+//! on across the restart: on the SSE stream (ids and the state's `seq`) and on MQTT (a
+//! broker that lives in the test, so it outlives the daemon), where a subscriber that drops
+//! repeated `seq`s still gets every move.
 //!
 //! Sync points: the daemon's SSE stream (`/api/matches/<id>/stream`, whose `state`
 //! messages carry the move list) and the emulators' status. While the daemon is down the
@@ -36,6 +39,9 @@ mod game;
 #[path = "../../tests/support/http.rs"]
 mod http;
 #[allow(dead_code, unreachable_pub)]
+#[path = "../../tests/support/mqtt.rs"]
+mod mqtt;
+#[allow(dead_code, unreachable_pub)]
 #[path = "../../tests/support/table.rs"]
 mod table;
 #[allow(dead_code, unreachable_pub)]
@@ -45,6 +51,7 @@ mod temp;
 use child::ChildDaemon;
 use game::{TestGame, movetext};
 use http::Sse;
+use mqtt::{RestartableBroker, Subscriber};
 use table::Table;
 use temp::TempDir;
 
@@ -71,7 +78,7 @@ fn daemon_command(config: &Path) -> Command {
     cmd
 }
 
-fn write_config(path: &Path, table: &Table, records: &Path) {
+fn write_config(path: &Path, table: &Table, records: &Path, mqtt: &str) {
     let text = format!(
         r#"[match]
 id = "{MATCH}"
@@ -92,6 +99,9 @@ clock = "board"
 [http]
 listen = "127.0.0.1:0"
 
+[mqtt]
+url = "{mqtt}"
+
 [record]
 dir = "{records}"
 "#,
@@ -109,7 +119,10 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
     let records = dir.path().join("games");
     let config = dir.path().join("table.toml");
     let mut table = Table::start(&game, Some(dir.path()));
-    write_config(&config, &table, &records);
+    let broker = RestartableBroker::start().await;
+    let mut subscriber = Subscriber::start(broker.addr(), "crash-watch", "bughouse/crash/#");
+    subscriber.subscribed(1).await;
+    write_config(&config, &table, &records, &broker.url());
 
     let daemon = ChildDaemon::start(daemon_command(&config)).await;
     let http = daemon.http.expect("the daemon serves HTTP");
@@ -119,6 +132,13 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
         .play_moves(17, &mut async |n| sse.wait_moves(n).await)
         .await;
     // Move 17 is decided, so its press is in the journal: crash now.
+    let seq_before = sse.state.as_ref().map(|s| s.seq).expect("a state");
+    assert_eq!(
+        sse.events.last().map(|e| e.seq),
+        Some(seq_before),
+        "the last event's id"
+    );
+    assert!(seq_before >= 17, "{seq_before}");
     drop(sse);
     daemon.kill_9();
 
@@ -138,6 +158,11 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
     sse.until_state(|_| true).await;
     let recovered = sse.state.as_ref().map_or(0, |s| s.moves.len());
     assert_eq!(recovered, 17, "moves recovered from the journal");
+    let (status, body) = http::get(http, &format!("/api/matches/{MATCH}")).await;
+    assert_eq!(status, 200);
+    let api: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    assert_eq!(api["seq"], seq_before, "/api/matches/{MATCH} goes on: {body}");
+    assert_eq!(sse.state.as_ref().map(|s| s.seq), Some(seq_before));
 
     table
         .play_rest(&mut async |n| sse.wait_moves(n).await)
@@ -145,6 +170,20 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
     let state = sse.state.clone().expect("a state");
     assert_eq!(state.moves.len(), game.moves.len());
     assert_eq!(state.bfen, game.final_bfen);
+    // The events after the restart number on from where the first run stopped.
+    let seqs: Vec<u64> = sse.events.iter().map(|e| e.seq).collect();
+    let want: Vec<u64> = (seq_before + 1..).take(seqs.len()).collect();
+    assert_eq!(seqs, want, "SSE ids after the restart");
+    assert_eq!(state.seq, seq_before + seqs.len() as u64);
+    // On MQTT, a subscriber that keeps only increasing `seq`s has every move, in order.
+    subscriber.wait_moves(game.moves.len()).await;
+    let sans: Vec<&str> = subscriber
+        .moves()
+        .iter()
+        .map(|e| e.san.as_deref().unwrap_or(""))
+        .collect();
+    let want: Vec<&str> = game.moves.iter().map(|m| m.san.as_str()).collect();
+    assert_eq!(sans, want, "the moves on MQTT, repeats dropped by seq");
     drop(sse);
     daemon.terminate().await;
 
