@@ -17,17 +17,22 @@
 //!   skipped repeated final move has no line.
 //!
 //! `<file>` is the path as given. Unreadable text gives `<file>:<line>:<column>: expected
-//! ..., found ...` on `err`.
+//! ..., found ...` on `err`, after the lines of the games before it.
+//!
+//! Files are read as a stream, one game at a time, each game's line written as soon as it
+//! is checked: memory stays bounded whatever the size of the file (a whole database export
+//! on a Raspberry Pi), and a game too long to be real (`MAX_GAME_CHARS`, `MAX_GAME_MOVES`)
+//! is refused with an error naming where it starts.
 //!
 //! Exit status: 0 every game legal; 1 a game is illegal, a file cannot be read as BPGN or
 //! holds no game; 2 a file cannot be opened (missing, unreadable: a usage error). Every file
 //! is checked either way, and the highest status wins.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 use crate::rules::RulesetName;
-use crate::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay::replay};
+use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, replay::replay};
 
 /// Checks the BPGN files at `paths` and writes the report (see the module docs); returns
 /// the exit status.
@@ -41,47 +46,57 @@ pub fn run(
     let mut status = 0u8;
     for path in paths {
         let file = path.display().to_string();
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
+        let opened = std::fs::File::open(path).and_then(|f| {
+            if f.metadata()?.is_dir() {
+                return Err(std::io::Error::other("is a directory"));
+            }
+            Ok(f)
+        });
+        let input = match opened {
+            Ok(f) => BufReader::new(f),
             Err(e) => {
                 let _ = writeln!(err, "{file}: cannot read: {e}");
                 status = status.max(2);
                 continue;
             }
         };
-        let text = String::from_utf8_lossy(&bytes);
-        status = status.max(check_text(&file, &text, ruleset, positions, out, err));
+        status = status.max(check_stream(&file, input, ruleset, positions, out, err));
     }
     status
 }
 
-/// Checks one file's text; returns its status (0 or 1).
-fn check_text(
+/// Checks one file's games as they are read, one at a time, the report of each written
+/// (and flushed) before the next is read; returns its status (0 or 1).
+fn check_stream(
     file: &str,
-    text: &str,
+    input: impl BufRead,
     ruleset: RulesetName,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
-    let games = match parse_bpgn(text) {
-        Ok(g) => g,
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "{file}:{}:{}: expected {}, found {}",
-                e.line, e.column, e.expected, e.found
-            );
-            return 1;
-        }
-    };
-    if games.is_empty() {
+    let mut status = 0;
+    let mut n = 0;
+    for game in BpgnReader::new(input) {
+        let game = match game {
+            Ok(g) => g,
+            Err(e) => {
+                let _ = out.flush();
+                let _ = writeln!(
+                    err,
+                    "{file}:{}:{}: expected {}, found {}",
+                    e.line, e.column, e.expected, e.found
+                );
+                return 1;
+            }
+        };
+        n += 1;
+        status = status.max(check_game(file, n, &game, ruleset, positions, out, err));
+        let _ = out.flush();
+    }
+    if n == 0 {
         let _ = writeln!(err, "{file}:1:1: expected a BPGN game, found none");
         return 1;
-    }
-    let mut status = 0;
-    for (i, game) in games.iter().enumerate() {
-        status = status.max(check_game(file, i + 1, game, ruleset, positions, out, err));
     }
     status
 }

@@ -55,10 +55,18 @@ pub mod replay;
 mod result;
 mod writer;
 
-pub use parser::parse_bpgn;
+pub use parser::{BpgnReader, parse_bpgn};
 pub use result::{RECORDER, RECORDER_TAG, recorder_value};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
 pub use writer::{canonical_tags, write_bpgn, write_bpgn_games};
+
+/// The most characters a game may have (tags, movetext, comments): a few hundred times
+/// the longest real games (a few KB), so that a damaged or hostile file cannot make a
+/// reader hold gigabytes.
+pub const MAX_GAME_CHARS: u64 = 4 << 20;
+
+/// The most moves a game may have (real games have a few hundred).
+pub const MAX_GAME_MOVES: usize = 10_000;
 
 /// A move token: `12A.` (White on A), `12a.` (Black on A), `3B.`, `3b.`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,4 +1,4 @@
-//! Tokens to games.
+//! Tokens to games, one game at a time.
 //!
 //! A game is its tags, then its movetext, then a result; a tag after movetext, or any
 //! token after a result, starts the next game. A move is a token (`12A.`) followed by a SAN;
@@ -8,8 +8,10 @@ use crate::rules::MatchResult;
 use crate::rules::notation::bfen::parse_bfen;
 use crate::rules::{Ruleset, notation::San};
 
-use super::lexer::{Token, TokenKind, tokenize};
-use super::{Annotation, BpgnGame, BpgnMove, ParseBpgnError};
+use std::io::BufRead;
+
+use super::lexer::{Lexer, Token, TokenKind};
+use super::{Annotation, BpgnGame, BpgnMove, MAX_GAME_MOVES, ParseBpgnError};
 
 /// Reads every game of a BPGN text (none for an empty text).
 ///
@@ -17,43 +19,94 @@ use super::{Annotation, BpgnGame, BpgnMove, ParseBpgnError};
 ///
 /// [`ParseBpgnError`] naming the line, column and what was expected: an unterminated
 /// comment, tag or variation, a SAN that is not SAN, a SAN without its move token, a `FEN`
-/// tag that is not a BFEN.
+/// tag that is not a BFEN, a game too long to be real (see [`BpgnReader`]).
 pub fn parse_bpgn(text: &str) -> Result<Vec<BpgnGame>, ParseBpgnError> {
-    let tokens = tokenize(text)?;
-    let mut games = Vec::new();
-    let mut game = empty_game();
-    let mut started = false; // the current game has tags or movetext
-    let mut in_movetext = false;
-    let mut i = 0;
-    while let Some(tok) = tokens.get(i) {
-        i += 1;
-        match &tok.kind {
-            TokenKind::Tag { name, value } => {
-                if in_movetext {
-                    finish(&mut games, &mut game, None);
-                    in_movetext = false;
-                }
-                started = true;
-                game.tags.push((name.clone(), value.clone()));
-                check_setup_tag(&mut game, tok)?;
+    BpgnReader::new(text.as_bytes()).collect()
+}
+
+/// The games of a BPGN stream, read one at a time: only the game being read is held, so
+/// a database export of any size reads in bounded memory. A game longer than
+/// [`MAX_GAME_CHARS`](super::MAX_GAME_CHARS) characters or [`MAX_GAME_MOVES`] moves is refused with an error (no
+/// real game comes near either). The first error ends the iteration.
+#[derive(Debug)]
+pub struct BpgnReader<R> {
+    lexer: Lexer<R>,
+    /// A token read ahead: the tag that starts the next game.
+    peeked: Option<Token>,
+    done: bool,
+}
+
+impl<R: BufRead> BpgnReader<R> {
+    /// A reader of the games in `input` (wrap files in a `BufReader`).
+    pub fn new(input: R) -> Self {
+        BpgnReader {
+            lexer: Lexer::new(input),
+            peeked: None,
+            done: false,
+        }
+    }
+
+    fn next_token(&mut self) -> Result<Option<Token>, ParseBpgnError> {
+        match self.peeked.take() {
+            Some(t) => Ok(Some(t)),
+            None => self.lexer.next_token(),
+        }
+    }
+
+    /// Reads the next game; `None` at the end of the input.
+    fn read_game(&mut self) -> Result<Option<BpgnGame>, ParseBpgnError> {
+        let mut game = empty_game();
+        let mut started = false; // the game has tags or movetext
+        let mut in_movetext = false;
+        let mut first = true;
+        if self.peeked.is_none() {
+            self.lexer.start_game();
+        }
+        loop {
+            let Some(tok) = self.next_token()? else {
+                return Ok(started.then(|| finish(game, None)));
+            };
+            if first {
+                self.lexer.set_game_place(tok.line, tok.column);
+                first = false;
             }
-            TokenKind::Number(token) => {
-                started = true;
-                in_movetext = true;
-                let Some(next) = tokens.get(i) else {
-                    return Err(error_at(tok, "a SAN move after the move number", "the end"));
-                };
-                let TokenKind::Word(text) = &next.kind else {
-                    return Err(error_at(
-                        next,
-                        &format!("a SAN move after {token}"),
-                        &describe(&next.kind),
-                    ));
-                };
-                i += 1;
-                let san: San =
-                    text.parse()
-                        .map_err(|e: super::super::ParseSanError| ParseBpgnError {
+            match &tok.kind {
+                TokenKind::Tag { name, value } => {
+                    if in_movetext {
+                        self.peeked = Some(tok);
+                        self.lexer.start_game();
+                        return Ok(Some(finish(game, None)));
+                    }
+                    started = true;
+                    game.tags.push((name.clone(), value.clone()));
+                    check_setup_tag(&mut game, &tok)?;
+                }
+                TokenKind::Number(token) => {
+                    started = true;
+                    in_movetext = true;
+                    if game.moves.len() >= MAX_GAME_MOVES {
+                        return Err(error_at(
+                            &tok,
+                            &format!("a game of at most {MAX_GAME_MOVES} moves"),
+                            "more (refused: no real game is that long)",
+                        ));
+                    }
+                    let Some(next) = self.next_token()? else {
+                        return Err(error_at(
+                            &tok,
+                            "a SAN move after the move number",
+                            "the end",
+                        ));
+                    };
+                    let TokenKind::Word(text) = &next.kind else {
+                        return Err(error_at(
+                            &next,
+                            &format!("a SAN move after {token}"),
+                            &describe(&next.kind),
+                        ));
+                    };
+                    let san: San = text.parse().map_err(|e: super::super::ParseSanError| {
+                        ParseBpgnError {
                             line: next.line,
                             column: next.column
                                 + text
@@ -62,65 +115,111 @@ pub fn parse_bpgn(text: &str) -> Result<Vec<BpgnGame>, ParseBpgnError> {
                                     .count(),
                             expected: format!("a SAN move ({})", e.expected),
                             found: format!("{text:?}"),
-                        })?;
-                game.moves.push(BpgnMove {
-                    token: *token,
-                    san_text: text.clone(),
-                    san,
-                    clock: None,
-                    annotations: Vec::new(),
-                });
-            }
-            TokenKind::Word(w) => {
-                return Err(error_at(
-                    tok,
-                    "a move number like 12A. before the move",
-                    &format!("{w:?}"),
-                ));
-            }
-            TokenKind::Comment(c) => {
-                started = true;
-                in_movetext = true;
-                let clock = clock_value(c);
-                match game.moves.last_mut() {
-                    Some(m) if m.clock.is_none() && m.annotations.is_empty() && clock.is_some() => {
-                        m.clock = clock;
-                    }
-                    Some(m) => m.annotations.push(Annotation::Comment(c.clone())),
-                    None => game.preamble.push(Annotation::Comment(c.clone())),
+                        }
+                    })?;
+                    game.moves.push(BpgnMove {
+                        token: *token,
+                        san_text: text.clone(),
+                        san,
+                        clock: None,
+                        annotations: Vec::new(),
+                    });
                 }
-            }
-            TokenKind::Open => {
-                started = true;
-                in_movetext = true;
-                let (text, next) = variation(&tokens, i, tok)?;
-                i = next;
-                push_annotation(&mut game, Annotation::Variation(text));
-            }
-            TokenKind::DrawOffer => {
-                started = true;
-                in_movetext = true;
-                push_annotation(&mut game, Annotation::DrawOffer);
-            }
-            TokenKind::Nag(n) => {
-                started = true;
-                in_movetext = true;
-                push_annotation(&mut game, Annotation::Nag(*n));
-            }
-            TokenKind::Close => {
-                return Err(error_at(tok, "a move, a comment or a result", "')'"));
-            }
-            TokenKind::Result(r) => {
-                finish(&mut games, &mut game, Some(*r));
-                started = false;
-                in_movetext = false;
+                TokenKind::Word(w) => {
+                    return Err(error_at(
+                        &tok,
+                        "a move number like 12A. before the move",
+                        &format!("{w:?}"),
+                    ));
+                }
+                TokenKind::Comment(c) => {
+                    started = true;
+                    in_movetext = true;
+                    let clock = clock_value(c);
+                    match game.moves.last_mut() {
+                        Some(m)
+                            if m.clock.is_none() && m.annotations.is_empty() && clock.is_some() =>
+                        {
+                            m.clock = clock;
+                        }
+                        Some(m) => m.annotations.push(Annotation::Comment(c.clone())),
+                        None => game.preamble.push(Annotation::Comment(c.clone())),
+                    }
+                }
+                TokenKind::Open => {
+                    started = true;
+                    in_movetext = true;
+                    let text = self.variation(&tok)?;
+                    push_annotation(&mut game, Annotation::Variation(text));
+                }
+                TokenKind::DrawOffer => {
+                    started = true;
+                    in_movetext = true;
+                    push_annotation(&mut game, Annotation::DrawOffer);
+                }
+                TokenKind::Nag(n) => {
+                    started = true;
+                    in_movetext = true;
+                    push_annotation(&mut game, Annotation::Nag(*n));
+                }
+                TokenKind::Close => {
+                    return Err(error_at(&tok, "a move, a comment or a result", "')'"));
+                }
+                TokenKind::Result(r) => return Ok(Some(finish(game, Some(*r)))),
             }
         }
     }
-    if started {
-        finish(&mut games, &mut game, None);
+
+    /// Reads a variation from just after its `(` to its matching `)`; returns its
+    /// canonical text (nested variations included).
+    fn variation(&mut self, open: &Token) -> Result<String, ParseBpgnError> {
+        let mut depth = 1usize;
+        let mut parts: Vec<String> = Vec::new();
+        while let Some(tok) = self.next_token()? {
+            match &tok.kind {
+                TokenKind::Open => {
+                    depth += 1;
+                    parts.push("(".to_owned());
+                }
+                TokenKind::Close => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(join_variation(&parts));
+                    }
+                    parts.push(")".to_owned());
+                }
+                TokenKind::Tag { .. } => {
+                    return Err(error_at(
+                        &tok,
+                        "')' closing the variation",
+                        &describe(&tok.kind),
+                    ));
+                }
+                other => parts.push(render(other)),
+            }
+        }
+        Err(ParseBpgnError {
+            line: open.line,
+            column: open.column,
+            expected: "')' closing this variation".to_owned(),
+            found: "the end of the text".to_owned(),
+        })
     }
-    Ok(games)
+}
+
+impl<R: BufRead> Iterator for BpgnReader<R> {
+    type Item = Result<BpgnGame, ParseBpgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let game = self.read_game().transpose();
+        if !matches!(game, Some(Ok(_))) {
+            self.done = true;
+        }
+        game
+    }
 }
 
 fn empty_game() -> BpgnGame {
@@ -175,8 +274,8 @@ fn is_plain(c: &str) -> bool {
     !matches!((chars.next(), chars.next()), (Some(l), Some(':')) if l.is_ascii_alphabetic())
 }
 
-/// Closes the current game: the plain comment just before the result is its end comment.
-fn finish(games: &mut Vec<BpgnGame>, game: &mut BpgnGame, result: Option<MatchResult>) {
+/// Closes a game: the plain comment just before the result is its end comment.
+fn finish(mut game: BpgnGame, result: Option<MatchResult>) -> BpgnGame {
     if result.is_some() {
         let last = match game.moves.last_mut() {
             Some(m) => &mut m.annotations,
@@ -190,7 +289,7 @@ fn finish(games: &mut Vec<BpgnGame>, game: &mut BpgnGame, result: Option<MatchRe
         }
     }
     game.result = result;
-    games.push(std::mem::replace(game, empty_game()));
+    game
 }
 
 /// `[Setup "1"]`/`[SetUp "1"]` with `[FEN "..."]` (in any order) gives the start.
@@ -238,47 +337,6 @@ fn render(kind: &TokenKind) -> String {
         TokenKind::Nag(n) => format!("${n}"),
         TokenKind::Result(r) => r.as_str().to_owned(),
     }
-}
-
-/// Reads a variation from just after its `(` to its matching `)`; returns its canonical
-/// text (nested variations included) and the index after the `)`.
-fn variation(
-    tokens: &[Token],
-    mut i: usize,
-    open: &Token,
-) -> Result<(String, usize), ParseBpgnError> {
-    let mut depth = 1usize;
-    let mut parts: Vec<String> = Vec::new();
-    while let Some(tok) = tokens.get(i) {
-        i += 1;
-        match &tok.kind {
-            TokenKind::Open => {
-                depth += 1;
-                parts.push("(".to_owned());
-            }
-            TokenKind::Close => {
-                depth -= 1;
-                if depth == 0 {
-                    return Ok((join_variation(&parts), i));
-                }
-                parts.push(")".to_owned());
-            }
-            TokenKind::Tag { .. } => {
-                return Err(error_at(
-                    tok,
-                    "')' closing the variation",
-                    &describe(&tok.kind),
-                ));
-            }
-            other => parts.push(render(other)),
-        }
-    }
-    Err(ParseBpgnError {
-        line: open.line,
-        column: open.column,
-        expected: "')' closing this variation".to_owned(),
-        found: "the end of the text".to_owned(),
-    })
 }
 
 /// Joins with single spaces, without spaces inside the parentheses: `a (b c) d`.

@@ -284,3 +284,32 @@ fn bugbridge_files_state_the_team_result_and_are_read_as_written() {
     let other = one(&format!("[Recorder \"bugbridgeX 1\"]\n{moves}"));
     assert_eq!(other.team_result(), MatchResult::Won(Team::WhiteA));
 }
+
+#[test]
+fn games_are_read_one_at_a_time_and_absurd_ones_are_refused() {
+    // A reader yields the games before an error, then the error, then nothing.
+    let text = "1A. e4 *\n[Event \"2\"]\n1A. d4 {x\n";
+    let mut games = BpgnReader::new(text.as_bytes());
+    assert_eq!(games.next().map(|g| g.map(|g| g.moves.len())), Some(Ok(1)));
+    let e = games.next().expect("an error").expect_err("unterminated");
+    assert_eq!((e.line, e.column), (3, 8));
+    assert!(games.next().is_none());
+
+    // Too many moves: refused at the first move over the limit.
+    let many = "1A. e4 ".repeat(MAX_GAME_MOVES + 1);
+    let e = error(&format!("[Event \"x\"]\n{many}"));
+    assert_eq!(e.expected, format!("a game of at most {MAX_GAME_MOVES} moves"));
+    assert_eq!((e.line, e.column), (2, 1 + 7 * MAX_GAME_MOVES));
+
+    // Too much text (one huge comment): refused, naming where the game starts.
+    let huge = "x".repeat(usize::try_from(MAX_GAME_CHARS).unwrap() + 1);
+    let e = error(&format!("1A. e4 *\n\n  [Event \"y\"] 1A. e4 {{{huge}}} *"));
+    assert_eq!((e.line, e.column), (3, 3), "{e}");
+    assert!(e.to_string().contains("a game of at most"), "{e}");
+
+    // A multi-byte character split across the reader's chunks reads whole.
+    // (`é` starts on the chunk's last byte.)
+    let padding = " ".repeat(64 * 1024 - "[Event \"".len() - 1);
+    let g = one(&format!("{padding}[Event \"é€😀\"] *"));
+    assert_eq!(g.tag("Event"), Some("é€😀"));
+}
