@@ -220,7 +220,10 @@ fn simulate_replay_check_keeps_the_result_of_games_decided_on_either_board() {
         ("bugaboo/test.bpgn", "139 plies, 0-1"),
     ] {
         let source = check_lines(&data(rel));
-        assert!(source.ends_with(&format!(": {plies_and_result}\n")), "{source}");
+        assert!(
+            source.ends_with(&format!(": {plies_and_result}\n")),
+            "{source}"
+        );
         let bpgn = simulate_and_replay(&data(rel), &dir);
         assert!(bpgn.contains("[Recorder \"bugbridge "), "{bpgn}");
         let recorded = dir.join("recorded.bpgn");
@@ -260,7 +263,10 @@ fn replay_leaves_out_a_torn_last_line_with_a_warning() {
     assert_eq!(rep.status.code(), Some(0));
     let err = String::from_utf8_lossy(&rep.stderr);
     assert!(
-        err.contains(&format!("warning: line {}: the last line is cut off", lines + 1)),
+        err.contains(&format!(
+            "warning: line {}: the last line is cut off",
+            lines + 1
+        )),
         "{err}"
     );
     assert_eq!(rep.stdout, expected.stdout, "the same BPGN");
@@ -336,5 +342,112 @@ fn a_set_up_game_round_trips_through_the_trace_from_its_start_position() {
     let recorded = dir.join("recorded.bpgn");
     std::fs::write(&recorded, bpgn.as_bytes()).unwrap();
     assert!(check_lines(&recorded).contains(": 13 plies, "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `cmd` to its end; its exit status and peak resident memory in bytes
+/// (`wait4`'s `ru_maxrss`, for this child alone).
+fn run_measured(cmd: &mut Command) -> (Option<i32>, u64) {
+    let child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data, zeroed is a valid value; `wait4` fills it for `pid`,
+    // our own child, which is then reaped (the `Child` is not waited on again).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &raw mut status, 0, &raw mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    std::mem::forget(child);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024)
+}
+
+#[test]
+fn check_streams_a_large_file_in_bounded_memory() {
+    let dir = temp("large");
+    // 24 MB of games with long kibitz comments: reading the whole file at once needs
+    // several times that.
+    let kibitz = "well played, what a game ".repeat(2000);
+    let game = format!(
+        "[Event \"big\"]\n\n1A. e4 {{119}} {{C: {kibitz}}} 1a. e5 {{119}} {{C: {kibitz}}} *\n\n"
+    );
+    let path = dir.join("large.bpgn");
+    let count = 24_000_000 / game.len();
+    {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for _ in 0..count {
+            f.write_all(game.as_bytes()).unwrap();
+        }
+        f.flush().unwrap();
+    }
+    let (code, peak) = run_measured(bin().arg("check").arg(&path));
+    assert_eq!(code, Some(0));
+    assert!(
+        peak < 32 << 20,
+        "check of a 24 MB file peaked at {} MB",
+        peak >> 20
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_prints_each_game_as_soon_as_it_is_read() {
+    use std::io::{BufRead, Write};
+    let mut child = bin()
+        .args(["check", "/dev/stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            if tx.send(line.expect("a line")).is_err() {
+                return;
+            }
+        }
+    });
+    let limit = std::time::Duration::from_secs(20);
+    // One game, the input still open: its line comes before the next game is written.
+    stdin.write_all(b"1A. e4 1a. e5 *\n").unwrap();
+    stdin.flush().unwrap();
+    // (`*` ends the game only when the next token shows; a tag does.)
+    stdin.write_all(b"[Event \"2\"]\n").unwrap();
+    stdin.flush().unwrap();
+    let first = rx.recv_timeout(limit).expect("the first game's line");
+    assert_eq!(first, "ok /dev/stdin #1: 2 plies, *");
+    stdin.write_all(b"1A. d4 *\n").unwrap();
+    drop(stdin);
+    let second = rx.recv_timeout(limit).expect("the second game's line");
+    assert_eq!(second, "ok /dev/stdin #2: 1 plies, *");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn check_refuses_an_absurd_game_after_reporting_the_ones_before() {
+    let dir = temp("absurd");
+    let path = dir.join("absurd.bpgn");
+    std::fs::write(
+        &path,
+        format!("1A. e4 *\n[Event \"x\"]\n{}*\n", "1A. e4 ".repeat(200_000)),
+    )
+    .unwrap();
+    let out = run(bin().arg("check").arg(&path));
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout, format!("ok {} #1: 1 plies, *\n", path.display()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("{}:3:", path.display()))
+            && stderr.contains("expected a game of at most 10000 moves")
+            && stderr.contains("refused"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

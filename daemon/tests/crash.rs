@@ -161,7 +161,10 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
     let (status, body) = http::get(http, &format!("/api/matches/{MATCH}")).await;
     assert_eq!(status, 200);
     let api: serde_json::Value = serde_json::from_str(&body).expect("JSON");
-    assert_eq!(api["seq"], seq_before, "/api/matches/{MATCH} goes on: {body}");
+    assert_eq!(
+        api["seq"], seq_before,
+        "/api/matches/{MATCH} goes on: {body}"
+    );
     assert_eq!(sse.state.as_ref().map(|s| s.seq), Some(seq_before));
 
     table

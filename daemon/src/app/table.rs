@@ -93,7 +93,11 @@ impl Table {
             let current = current.iter().filter_map(publish::event).collect();
             match hub.resume(&config.match_id, &finished, current) {
                 Ok(p) if p.seq > 0 || p.alert_seq > 0 => {
-                    info!(seq = p.seq, alert_seq = p.alert_seq, "event numbering continues");
+                    info!(
+                        seq = p.seq,
+                        alert_seq = p.alert_seq,
+                        "event numbering continues"
+                    );
                 }
                 Ok(_) => {}
                 Err(e) => debug!("not resumed: {e}"),
@@ -766,7 +770,11 @@ mod tests {
             ],
         );
         assert_eq!(table.game.record().len(), 2, "1a. e5 decided");
-        assert_eq!(seq(&second_hub), before + 1, "the next event is the next number");
+        assert_eq!(
+            seq(&second_hub),
+            before + 1,
+            "the next event is the next number"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

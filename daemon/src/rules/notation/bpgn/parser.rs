@@ -105,18 +105,18 @@ impl<R: BufRead> BpgnReader<R> {
                             &describe(&next.kind),
                         ));
                     };
-                    let san: San = text.parse().map_err(|e: super::super::ParseSanError| {
-                        ParseBpgnError {
-                            line: next.line,
-                            column: next.column
-                                + text
-                                    .char_indices()
-                                    .take_while(|(i, _)| *i < e.offset)
-                                    .count(),
-                            expected: format!("a SAN move ({})", e.expected),
-                            found: format!("{text:?}"),
-                        }
-                    })?;
+                    let san: San =
+                        text.parse()
+                            .map_err(|e: super::super::ParseSanError| ParseBpgnError {
+                                line: next.line,
+                                column: next.column
+                                    + text
+                                        .char_indices()
+                                        .take_while(|(i, _)| *i < e.offset)
+                                        .count(),
+                                expected: format!("a SAN move ({})", e.expected),
+                                found: format!("{text:?}"),
+                            })?;
                     game.moves.push(BpgnMove {
                         token: *token,
                         san_text: text.clone(),

@@ -33,9 +33,8 @@ impl BpgnGame {
     /// the result of the board where the game ended.
     #[must_use]
     pub fn states_team_result(&self) -> bool {
-        self.tag(RECORDER_TAG).is_some_and(|v| {
-            v.split_whitespace().next() == Some(RECORDER)
-        })
+        self.tag(RECORDER_TAG)
+            .is_some_and(|v| v.split_whitespace().next() == Some(RECORDER))
     }
 
     /// The result as written: the terminator, else the `Result` tag, else unfinished.

@@ -298,7 +298,10 @@ fn games_are_read_one_at_a_time_and_absurd_ones_are_refused() {
     // Too many moves: refused at the first move over the limit.
     let many = "1A. e4 ".repeat(MAX_GAME_MOVES + 1);
     let e = error(&format!("[Event \"x\"]\n{many}"));
-    assert_eq!(e.expected, format!("a game of at most {MAX_GAME_MOVES} moves"));
+    assert_eq!(
+        e.expected,
+        format!("a game of at most {MAX_GAME_MOVES} moves")
+    );
     assert_eq!((e.line, e.column), (2, 1 + 7 * MAX_GAME_MOVES));
 
     // Too much text (one huge comment): refused, naming where the game starts.
