@@ -165,6 +165,13 @@ async fn kill_9_mid_game_and_a_restart_record_the_same_bpgn_as_an_uninterrupted_
         api["seq"], seq_before,
         "/api/matches/{MATCH} goes on: {body}"
     );
+    let (_, body) = http::get(http, "/api/matches").await;
+    let list: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    let summary = list
+        .as_array()
+        .and_then(|l| l.iter().find(|m| m["id"] == MATCH))
+        .unwrap_or_else(|| panic!("{MATCH} in /api/matches: {body}"));
+    assert_eq!(summary["seq"], seq_before, "/api/matches goes on: {body}");
     assert_eq!(sse.state.as_ref().map(|s| s.seq), Some(seq_before));
 
     table
