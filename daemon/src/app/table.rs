@@ -23,6 +23,7 @@ use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
 use crate::sensor::{self, Decoded};
 
 use super::AppError;
+use super::archive;
 use super::time::{date_time_tags, from_tags, wall_ms};
 
 /// One match at the table.
@@ -80,6 +81,13 @@ impl Table {
             }
         };
         table.hub = hub;
+        if let Some(hub) = &table.hub {
+            let rules = table.infer.ruleset;
+            archive::add_earlier(hub, &table.store, &table.match_id, table.files.number, rules);
+        }
+        if table.game.end().is_some() {
+            table.archive(table.files.number);
+        }
         table.publish();
         Ok(table)
     }
@@ -307,6 +315,9 @@ impl Table {
         // by their duration (~8 ms on an ordinary disk) without making anything safer.
         if bpgn_changed {
             self.write_bpgn()?;
+            if self.game.end().is_some() {
+                self.archive(self.files.number);
+            }
         }
         if rotate {
             self.rotate()?;
@@ -327,6 +338,7 @@ impl Table {
             write_atomic(&self.files.bpgn, previous.as_bytes())
                 .map_err(|e| AppError::Record(format!("{}: {e}", self.files.bpgn.display())))?;
         }
+        self.archive(self.files.number);
         self.journal
             .sync()
             .map_err(|e| AppError::Record(e.to_string()))?;
@@ -378,6 +390,13 @@ impl Table {
         self.write_bpgn()?;
         self.publish();
         Ok(())
+    }
+
+    /// Serves game `number`'s BPGN file as a recorded game (`/api/games`).
+    fn archive(&self, number: u32) {
+        if let Some(hub) = &self.hub {
+            archive::add(hub, &self.store, &self.match_id, number, self.infer.ruleset);
+        }
     }
 
     /// Publishes the state and the decisions not yet published.
