@@ -67,10 +67,7 @@ pub fn game_record(
         let mv = match m.san.to_move_for(boards.board(token.board), token.color) {
             Ok(mv) => mv,
             Err(e) => {
-                incomplete = Some(format!(
-                    "positions stop before {token} {}: {e}",
-                    m.san_text
-                ));
+                incomplete = Some(format!("positions stop before {token} {}: {e}", m.san_text));
                 break;
             }
         };
