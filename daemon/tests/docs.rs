@@ -425,8 +425,15 @@ fn every_cited_page_exists() {
             continue;
         };
         for cited in cited_pages(&text) {
+            // From the repository, from docs/, from the file's crate, or beside the file.
+            let crate_dir = file
+                .strip_prefix(root())
+                .ok()
+                .and_then(|rel| rel.components().next())
+                .map(|c| root().join(c));
             let exists = root().join(&cited).is_file()
                 || root().join("docs").join(&cited).is_file()
+                || crate_dir.is_some_and(|d| d.join(&cited).is_file())
                 || file.parent().is_some_and(|d| d.join(&cited).is_file());
             if !exists {
                 missing.push(format!("{}: {cited}", file.display()));
