@@ -144,7 +144,12 @@ fn every_configuration_key_is_documented_and_every_documented_key_is_read() {
         .filter(|(_, shape)| !matches!(shape, Shape::Struct))
         .map(|(k, _)| k.clone())
         .collect();
-    same("configuration keys", "docs/configuration.md", &row_keys(&doc), &keys);
+    same(
+        "configuration keys",
+        "docs/configuration.md",
+        &row_keys(&doc),
+        &keys,
+    );
     // Every value of an enum key is named in its row.
     for (key, shape) in &schema {
         if let Shape::Value(variants) = shape {
@@ -440,7 +445,10 @@ fn every_cited_page_exists() {
             }
         }
     }
-    assert!(missing.is_empty(), "pages cited but not in the repository: {missing:#?}");
+    assert!(
+        missing.is_empty(),
+        "pages cited but not in the repository: {missing:#?}"
+    );
 }
 
 fn all_files(dir: &Path) -> Vec<PathBuf> {

@@ -158,7 +158,11 @@ impl<'de> Deserializer<'de> for Walker<'_> {
         visitor.visit_seq(One { walker: Some(self) })
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
         self.deserialize_seq(visitor)
     }
 
@@ -243,7 +247,10 @@ struct Fields<'a> {
 impl<'de> MapAccess<'de> for Fields<'_> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let Some(field) = self.fields.get(self.next) else {
             return Ok(None);
         };

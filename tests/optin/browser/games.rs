@@ -78,10 +78,14 @@ async fn assert_shows_ply(browser: &Browser, game: &GameRecord, ply: usize) {
         (BoardId::A, "A", &boards.a.position),
         (BoardId::B, "B", &boards.b.position),
     ] {
-        let last = game.moves[..ply]
-            .iter()
-            .rev()
-            .find(|m| m.board == if id == BoardId::A { wire::Board::A } else { wire::Board::B });
+        let last = game.moves[..ply].iter().rev().find(|m| {
+            m.board
+                == if id == BoardId::A {
+                    wire::Board::A
+                } else {
+                    wire::Board::B
+                }
+        });
         for sq in squares.iter().filter(|s| s["board"] == letter) {
             let name = sq["square"].as_str().expect("data-square");
             let square: Square = name.parse().expect("a square name");
@@ -90,11 +94,23 @@ async fn assert_shows_ply(browser: &Browser, game: &GameRecord, ply: usize) {
                 .piece_at(square)
                 .map(|p| p.char().to_string())
                 .unwrap_or_default();
-            assert_eq!(sq["pieces"], Value::from(want), "ply {ply}: board {letter} {name}");
+            assert_eq!(
+                sq["pieces"],
+                Value::from(want),
+                "ply {ply}: board {letter} {name}"
+            );
             let from = last.and_then(|m| m.from.as_deref()) == Some(name);
             let to = last.is_some_and(|m| m.to == name);
-            assert_eq!(sq["from"], Value::from(from), "ply {ply}: {letter} {name} origin");
-            assert_eq!(sq["to"], Value::from(to), "ply {ply}: {letter} {name} target");
+            assert_eq!(
+                sq["from"],
+                Value::from(from),
+                "ply {ply}: {letter} {name} origin"
+            );
+            assert_eq!(
+                sq["to"],
+                Value::from(to),
+                "ply {ply}: {letter} {name} target"
+            );
         }
         let mut want: Vec<char> = holdings_string(position.pockets()).chars().collect();
         let mut got = Vec::new();
@@ -169,7 +185,12 @@ async fn a_recorded_game_is_listed_and_steps_through_its_positions() {
     for (ply, live_move) in record.moves.iter().zip(&live.moves) {
         assert_eq!(
             (ply.board, ply.side, ply.number, &ply.san),
-            (live_move.board, live_move.side, live_move.number, &live_move.san)
+            (
+                live_move.board,
+                live_move.side,
+                live_move.number,
+                &live_move.san
+            )
         );
     }
     assert_eq!(

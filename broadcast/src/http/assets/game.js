@@ -121,8 +121,12 @@
     $("title").textContent = title;
     document.title = title + " · bugbridge";
     const res = $("result");
-    res.textContent = g.result === "*" ? "Unfinished" :
-      g.result + " · " + (g.result === "1-0" ? "White A & Black B win" : g.result === "0-1" ? "Black A & White B win" : "Draw");
+    // Team "A" = White on A + Black on B (the 1-0 team); team "B" = Black on A + White on B.
+    const p = g.players || {};
+    const name = (b, c) => (p[b] && p[b][c]) || (c === "white" ? "White " : "Black ") + b;
+    res.textContent = g.result === "*" ? "Unfinished" : g.result + " · " +
+      (g.result === "1-0" ? name("A", "white") + " & " + name("B", "black") + " win" :
+        g.result === "0-1" ? name("A", "black") + " & " + name("B", "white") + " win" : "Draw");
     res.hidden = false;
     if (g.incomplete) { $("incomplete").textContent = g.incomplete; $("incomplete").hidden = false; }
     buildMoves(g);
