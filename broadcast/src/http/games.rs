@@ -14,16 +14,16 @@ pub(crate) const GAME_HTML: &str = include_str!("assets/game.html");
 
 /// The game named by the path, or the 404 that says which one is missing. The number is
 /// taken as text so that `/api/games/x/abc` gets the same JSON 404 as any unknown game.
-fn lookup(app: &AppState, match_id: &str, number: &str) -> Result<ArchivedGame, Response> {
+fn lookup(app: &AppState, match_id: &str, number: &str) -> Result<ArchivedGame, Box<Response>> {
     number
         .parse::<u32>()
         .ok()
         .and_then(|n| app.hub.archive().get(match_id, n))
         .ok_or_else(|| {
-            error(
+            Box::new(error(
                 StatusCode::NOT_FOUND,
                 format!("no recorded game {number:?} of match {match_id:?}"),
-            )
+            ))
         })
 }
 
@@ -44,7 +44,7 @@ pub(crate) async fn record(
             game.json,
         )
             .into_response(),
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 
@@ -54,7 +54,7 @@ pub(crate) async fn bpgn(
 ) -> Response {
     let game = match lookup(&app, &match_id, &number) {
         Ok(g) => g,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     // Match ids are restricted to A-Za-z0-9._- and the number is digits: safe when quoted.
     let disposition = format!(
@@ -79,6 +79,6 @@ pub(crate) async fn page(
 ) -> Response {
     match lookup(&app, &match_id, &number) {
         Ok(_) => Html(GAME_HTML).into_response(),
-        Err(r) => r,
+        Err(r) => *r,
     }
 }

@@ -19,7 +19,7 @@ use serde::de::{
 
 /// What a path of the type is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// A struct: its fields are further paths.
     Struct,
     /// A map with free keys (`[match.tags]`).
@@ -29,14 +29,14 @@ pub enum Shape {
 }
 
 /// Every path of a type and its shape, e.g. `board.driver` → `Value(["dgt", ...])`.
-pub type Schema = BTreeMap<String, Shape>;
+pub(crate) type Schema = BTreeMap<String, Shape>;
 
 /// The schema of `T`.
 ///
 /// # Panics
 ///
 /// When `T` asks for something the walker cannot answer (the panic names the path).
-pub fn schema<T: de::DeserializeOwned>() -> Schema {
+pub(crate) fn schema<T: de::DeserializeOwned>() -> Schema {
     let out = RefCell::new(Schema::new());
     if let Err(e) = T::deserialize(Walker {
         path: "",
@@ -48,7 +48,7 @@ pub fn schema<T: de::DeserializeOwned>() -> Schema {
 }
 
 #[derive(Debug)]
-pub struct Error(String);
+pub(crate) struct Error(String);
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
