@@ -14,6 +14,7 @@ use std::sync::{Arc, RwLock};
 use bytes::Bytes;
 use tokio::sync::{broadcast, mpsc, watch};
 
+use crate::archive::Archive;
 use crate::error::PublishError;
 use crate::metrics::Metrics;
 use crate::wire::{Event, EventKind, MatchState, MatchSummary, OperatorAction, SCHEMA_VERSION};
@@ -116,6 +117,7 @@ struct Inner {
     metrics: Metrics,
     generation: watch::Sender<u64>,
     closed: watch::Sender<bool>,
+    archive: Archive,
 }
 
 /// The matches served by this process; cheap to clone (an `Arc`).
@@ -187,6 +189,7 @@ impl Hub {
             metrics: Metrics::new(),
             generation: watch::Sender::new(0),
             closed: watch::Sender::new(false),
+            archive: Archive::default(),
         };
         (
             Hub {
@@ -206,6 +209,12 @@ impl Hub {
     #[must_use]
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
+    }
+
+    /// The games recorded so far (`/api/games`).
+    #[must_use]
+    pub fn archive(&self) -> &Archive {
+        &self.inner.archive
     }
 
     /// Publishes `update` for `match_id`, creating the match on first use.

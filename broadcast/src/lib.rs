@@ -17,6 +17,7 @@
 //!   (feature `embedded-broker`, default on).
 //! - [`http`]: the axum [`http::router`] (viewer, arbiter view, JSON API, SSE, metrics) and
 //!   [`http::serve`] with graceful shutdown; pages and assets embedded from `src/http/assets/`.
+//! - [`archive`]: the games recorded by the daemon, served read-only (`/api/games`).
 //! - [`metrics`]: the Prometheus registry (`prometheus-client`, explicit registry).
 //! - [`error`]: typed errors; a refused publish returns the unsent update.
 //!
@@ -57,6 +58,7 @@
 //! # drop(publisher); Ok(()) }
 //! ```
 
+pub mod archive;
 pub mod error;
 pub mod http;
 pub mod hub;

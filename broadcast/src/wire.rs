@@ -410,3 +410,93 @@ pub mod topic {
         format!("{prefix}/{match_id}/{leaf}")
     }
 }
+
+/// The players of one board, from the BPGN tags (`WhiteA`, `BlackA`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Players {
+    /// White's name, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white: Option<String>,
+    /// Black's name, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub black: Option<String>,
+}
+
+/// One game recorded by this daemon: a line of `GET /api/games`.
+///
+/// A game is listed once it has ended or a later game has begun at the table; the game in
+/// progress is the live match (`/api/matches/<id>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The match id.
+    #[serde(rename = "match")]
+    pub match_id: String,
+    /// The game's number at the table, from 1 (`<match>-<number>.bpgn` in the record dir).
+    pub number: u32,
+    /// The players of both boards.
+    pub players: ByBoard<Players>,
+    /// The team result as the BPGN says it: `1-0` (WhiteA and BlackB won), `0-1`,
+    /// `1/2-1/2`, or `*` for a game left unfinished.
+    pub result: String,
+    /// How many moves and drops the record holds (both boards).
+    pub plies: u32,
+    /// The `Date` tag (`2026.11.23`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Relative URL of the page that steps through the game (set by the hub).
+    #[serde(default)]
+    pub viewer: String,
+    /// Relative URL of the game with its positions, [`GameRecord`] (set by the hub).
+    #[serde(default)]
+    pub api: String,
+    /// Relative URL of the BPGN file (set by the hub).
+    #[serde(default)]
+    pub bpgn: String,
+}
+
+/// One move of a recorded game with the position after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GamePly {
+    /// The board it was played on.
+    pub board: Board,
+    /// Who played it.
+    pub side: Side,
+    /// Move number of the BPGN token.
+    pub number: u32,
+    /// The move as written in the BPGN.
+    pub san: String,
+    /// The mover's remaining time in seconds (the BPGN clock comment), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<f64>,
+    /// Origin square; absent for a drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Destination square, or the square a piece was dropped on.
+    pub to: String,
+    /// The dropped piece as an uppercase letter, for a drop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop: Option<String>,
+    /// The full BFEN after the move (both boards, holdings, latest known times).
+    pub bfen: String,
+}
+
+/// A recorded game with a position per move: the body of `GET /api/games/<match>/<n>`.
+///
+/// The daemon computes every position with its rules core; a viewer only draws them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// What the list says about it.
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// The BPGN tags.
+    #[serde(default)]
+    pub tags: BTreeMap<String, String>,
+    /// The BFEN before the first move (the initial position or the game's set-up).
+    pub start_bfen: String,
+    /// The moves in the order they were completed, each with the position after it.
+    pub moves: Vec<GamePly>,
+    /// Set when the positions stop before the end of the record, saying where and why (a
+    /// move that names no move on its board); the BPGN download is still the whole record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
+}

@@ -30,7 +30,7 @@ fn move_event_matches_replay_events_line_plus_seq() {
     let mut e = common::move_event(1);
     e.seq = 1;
     golden("event_move", &e);
-    // The compact form is exactly interfaces.md's line with "seq" first.
+    // The compact form is exactly the line of docs/events.md with "seq" first.
     let line = serde_json::to_string(&Event {
         seq: 1,
         t: 1790,

@@ -1,6 +1,6 @@
 //! `bugbridge check`: validate BPGN files with the rules core.
 //!
-//! Output (`interfaces.md`), on `out`:
+//! Output (as the README describes it), on `out`:
 //!
 //! - without `--positions`, one line per game, games numbered from 1 in file order:
 //!   `ok <file> #<n>: <plies> plies, <result>` or

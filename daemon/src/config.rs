@@ -1,4 +1,5 @@
-//! The daemon's configuration: TOML, read in two steps (style lesson 15).
+//! The daemon's configuration: TOML, read in two steps; every key is described in
+//! `docs/configuration.md` (checked against [`RawConfig`] by `tests/docs.rs`).
 //!
 //! [`RawConfig`] is what serde reads, with no I/O and no cross-field rules; [`Config`] is the
 //! validated, resolved form the daemon runs on. Every refusal names the file, the line and

@@ -1,4 +1,4 @@
-//! The real-game corpus (`tests/data/bpgn/`, sources in `SOURCES.md`) through the BPGN
+//! The real-game corpus (`tests/data/bpgn/`, sources in `tests/data/bpgn/SOURCES.md`) through the BPGN
 //! reader, writer and replay, and `bugbridge check` over it.
 
 use std::path::{Path, PathBuf};

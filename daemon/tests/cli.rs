@@ -1,4 +1,4 @@
-//! The binary's interfaces as users and scripts see them (`interfaces.md`): exit statuses,
+//! The binary's interfaces as users and scripts see them (the README): exit statuses,
 //! output lines, and `simulate | replay` giving back the game.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The hard cases of `inference-hard-cases.md`, one test each (named after the case), and
+//! The hard cases of OTB e-board play, one test each (named after the case), and
 //! one test per illegal-move reason: the alert at the right move, and the game going on.
 //!
 //! Traces are written with a small builder: `lift(A, "e2")`, `put(A, "e4", 'P')`,

@@ -50,3 +50,30 @@ fn perft_suite_to_depth_4() {
         }
     }
 }
+
+/// The suite is the table of `docs/perft.md`, row for row: the same ids, FENs and counts.
+#[test]
+fn the_suite_is_the_table_of_the_docs() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/perft.md");
+    let doc = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let rows: Vec<Vec<String>> = doc
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains('`'))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), SUITE.len(), "rows of docs/perft.md: {rows:?}");
+    for ((id, fen, counts), row) in SUITE.iter().zip(&rows) {
+        assert_eq!((row[0].as_str(), row[1].as_str()), (*id, *fen));
+        let documented: Vec<u64> = row[2..]
+            .iter()
+            .filter(|c| !c.is_empty())
+            .map(|c| c.parse().unwrap_or_else(|_| panic!("{id}: count {c:?}")))
+            .collect();
+        assert_eq!(documented, *counts, "{id}");
+    }
+}

@@ -21,6 +21,8 @@
 
 #[path = "browser/driver.rs"]
 mod driver;
+#[path = "browser/games.rs"]
+mod games;
 #[path = "browser/page.rs"]
 mod page;
 

@@ -13,6 +13,10 @@
 //! | `GET /api/matches/{id}/alerts` | JSON array of the alerts kept (token) |
 //! | `GET /api/matches/{id}/alerts/stream` | SSE of alerts (token; `?token=` for `EventSource`) |
 //! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 |
+//! | `GET /api/games` | JSON array of [`GameSummary`](crate::wire::GameSummary): the recorded games |
+//! | `GET /api/games/{match}/{n}` | JSON [`GameRecord`](crate::wire::GameRecord): a game with a position per move |
+//! | `GET /api/games/{match}/{n}/bpgn` | its BPGN, `text/plain`, as an attachment `<match>-<n>.bpgn` |
+//! | `GET /games/{match}/{n}` | a page that steps through the recorded game |
 //! | `GET /metrics` | Prometheus text format |
 //! | `GET /healthz` | `ok` |
 //!
@@ -22,6 +26,7 @@
 
 mod api;
 mod arbiter;
+mod games;
 mod pages;
 pub mod sse;
 
@@ -109,6 +114,10 @@ pub fn router(hub: Hub, opts: HttpOptions) -> Router {
         .route("/api/matches/{id}/alerts", get(arbiter::alerts))
         .route("/api/matches/{id}/alerts/stream", get(sse::alerts))
         .route("/api/matches/{id}/arbiter/actions", post(arbiter::action))
+        .route("/api/games", get(games::list))
+        .route("/api/games/{match}/{n}", get(games::record))
+        .route("/api/games/{match}/{n}/bpgn", get(games::bpgn))
+        .route("/games/{match}/{n}", get(games::page))
         .route("/metrics", get(api::metrics))
         .route("/healthz", get(api::healthz))
         .fallback(api::not_found)

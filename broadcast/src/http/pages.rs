@@ -39,6 +39,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("assets/index.js"),
     ),
     (
+        "game.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/game.js"),
+    ),
+    (
         "arbiter.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/arbiter.js"),

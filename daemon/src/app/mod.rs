@@ -5,6 +5,7 @@
 //! handling, syncs its journal and writes its BPGN; MQTT publishes `offline`; HTTP closes its
 //! streams; the board sessions stop. Data flows one way: drivers → daemon → broadcast.
 
+pub mod archive;
 mod boards;
 mod table;
 pub mod time;

@@ -23,6 +23,7 @@ use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
 use crate::sensor::{self, Decoded};
 
 use super::AppError;
+use super::archive;
 use super::time::{date_time_tags, from_tags, wall_ms};
 
 /// One match at the table.
@@ -104,6 +105,19 @@ impl Table {
             }
         }
         table.hub = hub;
+        if let Some(hub) = &table.hub {
+            let rules = table.infer.ruleset;
+            archive::add_earlier(
+                hub,
+                &table.store,
+                &table.match_id,
+                table.files.number,
+                rules,
+            );
+        }
+        if table.game.end().is_some() {
+            table.archive(table.files.number);
+        }
         table.publish();
         Ok(table)
     }
@@ -337,6 +351,9 @@ impl Table {
         // by their duration (~8 ms on an ordinary disk) without making anything safer.
         if bpgn_changed {
             self.write_bpgn()?;
+            if self.game.end().is_some() {
+                self.archive(self.files.number);
+            }
         }
         if rotate {
             self.rotate()?;
@@ -357,6 +374,7 @@ impl Table {
             write_atomic(&self.files.bpgn, previous.as_bytes())
                 .map_err(|e| AppError::Record(format!("{}: {e}", self.files.bpgn.display())))?;
         }
+        self.archive(self.files.number);
         self.journal
             .sync()
             .map_err(|e| AppError::Record(e.to_string()))?;
@@ -411,6 +429,13 @@ impl Table {
         self.write_bpgn()?;
         self.publish();
         Ok(())
+    }
+
+    /// Serves game `number`'s BPGN file as a recorded game (`/api/games`).
+    fn archive(&self, number: u32) {
+        if let Some(hub) = &self.hub {
+            archive::add(hub, &self.store, &self.match_id, number, self.infer.ruleset);
+        }
     }
 
     /// Publishes the state and the decisions not yet published.
@@ -800,4 +825,63 @@ mod tests {
         assert_eq!(table.journal.last_t(), 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// A game is served as a recorded game once it has ended, stays served after the next
+    /// game begins, and is served again by a daemon started later on the same directory.
+    #[test]
+    fn finished_games_are_served_with_their_result_and_survive_a_restart() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-g-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = config(&dir);
+        let (hub, _actions) = Hub::new(bugbridge_broadcast::HubOptions::default());
+        let mut table = Table::open(&config, Some(hub.clone())).unwrap();
+        feed(&mut table, first_move());
+        assert!(
+            hub.archive().list().is_empty(),
+            "a game in progress is the live match"
+        );
+        let resign = wire::OperatorAction {
+            match_id: "t".into(),
+            kind: wire::ActionKind::Result {
+                result: "0-1".into(),
+                reason: "resignation".into(),
+            },
+        };
+        table.on_action(&resign).unwrap();
+        let listed = |hub: &Hub| {
+            hub.archive()
+                .list()
+                .into_iter()
+                .map(|g| (g.number, g.result, g.plies))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed(&hub), [(1, "0-1".to_owned(), 1)]);
+        // The players set both boards up again: game 2 begins, game 1 stays served.
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        feed(
+            &mut table,
+            vec![
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e4"),
+                    piece: None,
+                },
+                TraceEvent::Square {
+                    board: WireBoard::A,
+                    sq: sq("e2"),
+                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
+                },
+            ],
+        );
+        assert_eq!(table.files.number, 2);
+        assert_eq!(listed(&hub), [(1, "0-1".to_owned(), 1)]);
+        drop(table);
+        let (hub, _actions) = Hub::new(bugbridge_broadcast::HubOptions::default());
+        let _table = Table::open(&config, Some(hub.clone())).unwrap();
+        assert_eq!(listed(&hub), [(1, "0-1".to_owned(), 1)]);
+        let games = hub.archive().list();
+        assert_eq!(games[0].bpgn, "/api/games/t/1/bpgn");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
 }

@@ -1,4 +1,4 @@
-//! The command line: one binary, `bugbridge`, with the subcommands of `interfaces.md`.
+//! The command line: one binary, `bugbridge`, with the subcommands of the README.
 //!
 //! Parsing is clap's; each subcommand has its own file with a `run` function that returns
 //! the process exit status (0 success, 1 the input was read but is wrong, 2 usage or

@@ -9,7 +9,7 @@
 //! states in between, so slides, hesitations, adjusted pieces, flicker and captures in
 //! any order need no special handling; ties are broken by the order of lifts.
 //!
-//! # How the hard cases fall out (`inference-hard-cases.md`)
+//! # How the hard cases fall out (each case has its test in `tests/infer_cases.rs`)
 //!
 //! - Only the placement at the press matters, so slides (1), hesitations and j'adoube
 //!   (16), flicker and misreads between presses (18, 19), castling in any order (6–8) and

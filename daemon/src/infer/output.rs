@@ -50,7 +50,7 @@ pub struct RecordEntry {
     pub handoff: Option<Role>,
 }
 
-/// The code of an alert (`interfaces.md`).
+/// The code of an alert (`docs/events.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AlertCode {
     /// A completed move breaks a rule (the reason says which).

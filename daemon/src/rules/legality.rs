@@ -1,6 +1,6 @@
 //! Why a completed move is illegal.
 //!
-//! The reasons are the published codes of `interfaces.md` (`"reason"` of an `illegal-move`
+//! The reasons are the published codes of `docs/events.md` (`"reason"` of an `illegal-move`
 //! alert). A move is classified, never refused: the record keeps what was played.
 
 use std::fmt;

@@ -1,6 +1,6 @@
 //! Rulesets as data: where the rule documents disagree, a field says which way a match goes.
 //!
-//! See `rules.md`: the project does not pick one document; the match configuration does.
+//! See `docs/rules.md`: the project does not pick one document; the match configuration does.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,16 +10,16 @@ use super::Role;
 /// The named rulesets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RulesetName {
-    /// Bughouse extension to the FIDE Laws (seed 000). The default.
+    /// Bughouse extension to the FIDE Laws (document 000). The default.
     #[default]
     Fide,
-    /// Complete ruleset for a bughouse tournament, 3-minute games (seed 001).
+    /// Complete ruleset for a bughouse tournament, 3-minute games (document 001).
     Tournament,
-    /// 2006 USA club/tournament rules, game in 5 (seed 002).
+    /// 2006 USA club/tournament rules, game in 5 (document 002).
     Uscf2006,
-    /// Laws of OTB bughouse, WBN document 1.00 (seed 003).
+    /// Laws of OTB bughouse, WBN document 1.00 (document 003).
     Wbn,
-    /// Koedem: kings can be captured and passed (seed 004).
+    /// Koedem: kings can be captured and passed (document 004).
     Koedem,
 }
 

@@ -21,7 +21,7 @@ pub struct PortReport {
     pub kind: &'static str,
     /// USB vendor/product/serial/manufacturer/product strings, for USB ports.
     pub usb: Option<UsbInfo>,
-    /// What the USB id suggests (eboard-protocols.md §5), e.g. "DGT Smart Board".
+    /// What the USB vendor and product id suggest, e.g. "DGT Smart Board".
     pub board: Option<&'static str>,
     /// What answered a probe, when probing was asked for.
     pub probed: Option<DriverKind>,

@@ -1,4 +1,4 @@
-//! Board → host messages and their decoder (`eboard-protocols.md` §1.4, §1.5).
+//! Board → host messages and their decoder (DGT's `dgtbrd.h`).
 //!
 //! Framing: an id byte with bit 7 set, then the **total** length in two 7-bit bytes, then
 //! payload bytes that all have bit 7 clear. The decoder resynchronises on that rule: bytes

@@ -1,4 +1,4 @@
-//! The BWTIME (`0x8D`) payload: clock times or a clock ack (`eboard-protocols.md` §1.6, §1.7).
+//! The BWTIME (`0x8D`) payload: clock times or a clock ack (DGT's `dgtbrd.h`).
 //!
 //! Two readings of the side order exist: the 2011+ header and every implementation put the
 //! **right** side in p0..p2 ([`BwtimeLayout::Modern`], the default); the v1.03 header puts the

@@ -1,4 +1,4 @@
-//! Host → board commands (`eboard-protocols.md` §1.2, §1.3, §1.10), their encoding, and a
+//! Host → board commands (DGT's `dgtbrd.h`: board, relayed clock and LED commands), their encoding, and a
 //! resynchronising decoder for them (the emulated board uses it).
 //!
 //! Clock commands travel as `2B N 03 <cmd> <payload…> 00`, N counting from `03` to the final

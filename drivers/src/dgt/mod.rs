@@ -1,5 +1,5 @@
 //! DGT e-board protocol, including a DGT XL / 3000 clock relayed through the board
-//! (`eboard-protocols.md` §1).
+//! (as DGT's `dgtbrd.h` describes it).
 //!
 //! * [`board_msg`]: board → host messages ([`BoardMessage`]) and their resynchronising
 //!   [`DgtDecoder`].

@@ -1,4 +1,4 @@
-//! Host → board commands (`eboard-protocols.md` §2.2) and a decoder for them (the emulated
+//! Host → board commands (the ChessLink protocol description) and a decoder for them (the emulated
 //! board uses it). Lengths including the check: `V` `S` `X` `T` 3, `W` 7, `R` 5, `L` 167.
 
 use bytes::BytesMut;

@@ -1,4 +1,4 @@
-//! Millennium ChessLink / Exclusive / Performance / eONE protocol (`eboard-protocols.md` §2).
+//! Millennium ChessLink / Exclusive / Performance / eONE protocol (the ChessLink protocol).
 //!
 //! * [`frame`]: odd parity in bit 7, the two-hex-character XOR block check, and the
 //!   resynchronising framer shared by both directions.

@@ -1,4 +1,4 @@
-//! Board → host replies (`eboard-protocols.md` §2.2) and their decoder.
+//! Board → host replies (the ChessLink protocol description) and their decoder.
 //!
 //! Replies start with the command's letter in lower case; lengths including the two check
 //! characters: `v` 7, `s` 67, `l` 3, `x` 3, `w` 7, `r` 7. Automatic status reports are `s`

@@ -47,6 +47,34 @@
       document.getElementById("empty").hidden = list.length > 0;
     } catch (e) { /* retried below */ }
   }
+  // The recorded games: one row each, linking to the step-through page and the BPGN.
+  async function refreshGames() {
+    try {
+      const games = await (await fetch("/api/games")).json();
+      const body = document.getElementById("games-list");
+      body.innerHTML = "";
+      const pair = (p) => (p && (p.white || p.black)) ? (p.white || "?") + " – " + (p.black || "?") : "";
+      for (const g of games) {
+        const tr = document.createElement("tr");
+        tr.dataset.game = g.match + "-" + g.number;
+        for (const text of [g.match, g.number, pair(g.players.A), pair(g.players.B), g.result, g.plies]) {
+          const td = document.createElement("td");
+          td.textContent = text;
+          tr.appendChild(td);
+        }
+        const links = document.createElement("td");
+        links.innerHTML = '<a class="open">open</a> · <a class="bpgn" download>BPGN</a>';
+        links.querySelector(".open").href = g.viewer;
+        links.querySelector(".bpgn").href = g.bpgn;
+        tr.appendChild(links);
+        body.appendChild(tr);
+      }
+      document.getElementById("games").hidden = games.length === 0;
+    } catch (e) { /* retried below */ }
+  }
+
   refresh();
+  refreshGames();
   setInterval(refresh, 10000);
+  setInterval(refreshGames, 30000);
 })();

@@ -5,7 +5,7 @@
 //! crazyhouse FEN is read too, and so is a bare trailing `/`), then the side to move,
 //! castling, en passant, White's time and Black's time in seconds.
 //!
-//! The seed document is inconsistent about field order (`rules.md` §8): writers emit side
+//! The WBN document is inconsistent about field order (`rules.md` §8): writers emit side
 //! to move first (as FEN and the BPGN standard's own example); readers accept both
 //! `side castling ep` and `castling ep side`. The two numbers at the end are read as clock
 //! times; they may be missing, and FEN's halfmove/fullmove counters are read the same way

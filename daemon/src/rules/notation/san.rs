@@ -1,6 +1,6 @@
 //! SAN with drops: `e4`, `Nbd7`, `exd5`, `e8=Q`, `O-O`, `N@f3`, `P@e4`, `@e4`, `Q@c8#`.
 //!
-//! Three separate steps, three separate errors (style lesson 5):
+//! Three separate steps, three separate errors:
 //!
 //! - **reading** text into a [`San`] (syntax only) fails with [`ParseSanError`];
 //! - **resolving** a [`San`] against a [`Position`] ([`San::to_move`]) fails with

@@ -1,8 +1,9 @@
-//! BPGN: bughouse games as PGN-like text (`reference/bpgn-standard.txt`, seed 003).
+//! BPGN: bughouse games as PGN-like text (the BPGN standard, and document 003 of
+//! `docs/rules.md`); the conventions bugbridge follows are in `docs/bpgn.md`.
 //!
 //! # What the reader accepts
 //!
-//! Everything seen in the real exports of `data/bpgn/README.md`, and the standard's own
+//! Everything seen in the real exports of `tests/data/bpgn/SOURCES.md`, and the standard's own
 //! additions:
 //!
 //! - CRLF or LF line ends, a missing final newline, trailing spaces, a byte-order mark;

@@ -1,6 +1,6 @@
 //! Which board ended the game, and the match result it gives.
 //!
-//! FICS exports (all eras in `data/bpgn/README.md`) write the result of the board where the
+//! FICS exports (all eras in `tests/data/bpgn/SOURCES.md`) write the result of the board where the
 //! game ended, from that board's White, although the BPGN standard says "in terms of the
 //! White player on board A". So a `0-1` of a game that ended on board B is a win of
 //! WhiteA's team. The board is found from the loser's name at the start of the end comment

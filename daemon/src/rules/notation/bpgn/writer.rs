@@ -1,4 +1,4 @@
-//! The canonical BPGN text of a game, as the BPGN standard and seed 003 write it.
+//! The canonical BPGN text of a game, as the BPGN standard and document 003 write it.
 //!
 //! Tags one per line in the roster order (Event, Site, Date, Round, WhiteA, BlackA, WhiteB,
 //! BlackB, their Elos, TimeControl, Result), then the other tags in their original order; a
