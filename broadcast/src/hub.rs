@@ -15,6 +15,7 @@ use bytes::Bytes;
 use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::error::PublishError;
+use crate::health::Health;
 use crate::metrics::Metrics;
 use crate::wire::{Event, EventKind, MatchState, MatchSummary, OperatorAction, SCHEMA_VERSION};
 
@@ -116,6 +117,7 @@ struct Inner {
     metrics: Metrics,
     generation: watch::Sender<u64>,
     closed: watch::Sender<bool>,
+    health: Health,
 }
 
 /// The matches served by this process; cheap to clone (an `Arc`).
@@ -187,6 +189,7 @@ impl Hub {
             metrics: Metrics::new(),
             generation: watch::Sender::new(0),
             closed: watch::Sender::new(false),
+            health: Health::default(),
         };
         (
             Hub {
@@ -200,6 +203,12 @@ impl Hub {
     #[must_use]
     pub fn options(&self) -> &HubOptions {
         &self.inner.opts
+    }
+
+    /// What is up and what is down (`/healthz`, `/readyz`), written by the publisher.
+    #[must_use]
+    pub fn health(&self) -> &Health {
+        &self.inner.health
     }
 
     /// The metrics registry shared by the hub, the HTTP side and the MQTT publisher.

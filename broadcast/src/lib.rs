@@ -17,6 +17,7 @@
 //!   (feature `embedded-broker`, default on).
 //! - [`http`]: the axum [`http::router`] (viewer, arbiter view, JSON API, SSE, metrics) and
 //!   [`http::serve`] with graceful shutdown; pages and assets embedded from `src/http/assets/`.
+//! - [`health`]: what is up and what is down, for `/healthz`, `/readyz` and the pages.
 //! - [`metrics`]: the Prometheus registry (`prometheus-client`, explicit registry).
 //! - [`error`]: typed errors; a refused publish returns the unsent update.
 //!
@@ -58,6 +59,7 @@
 //! ```
 
 pub mod error;
+pub mod health;
 pub mod http;
 pub mod hub;
 pub mod metrics;

@@ -14,7 +14,8 @@
 //! | `GET /api/matches/{id}/alerts/stream` | SSE of alerts (token; `?token=` for `EventSource`) |
 //! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 |
 //! | `GET /metrics` | Prometheus text format |
-//! | `GET /healthz` | `ok` |
+//! | `GET /healthz` | liveness: 200, JSON [`HealthReport`](crate::health::HealthReport) (`status`: `ok` / `degraded`, what is `down`, the MQTT broker's state) |
+//! | `GET /readyz` | readiness: the same body; 503 while something configured is down |
 //!
 //! Errors are JSON `{"error": "..."}` with 400 (malformed body, naming what is wrong), 401
 //! (missing or wrong token: nothing is done), 404 (unknown match or path), 413 (body over
@@ -111,6 +112,7 @@ pub fn router(hub: Hub, opts: HttpOptions) -> Router {
         .route("/api/matches/{id}/arbiter/actions", post(arbiter::action))
         .route("/metrics", get(api::metrics))
         .route("/healthz", get(api::healthz))
+        .route("/readyz", get(api::readyz))
         .fallback(api::not_found)
         .with_state(state)
 }

@@ -39,6 +39,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("assets/index.js"),
     ),
     (
+        "health.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/health.js"),
+    ),
+    (
         "arbiter.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/arbiter.js"),

@@ -294,7 +294,9 @@ impl Table {
                     bpgn_changed = true;
                 }
                 Inference::Correction(_) | Inference::End { .. } => bpgn_changed = true,
-                Inference::Alert(a) => warn!(code = a.code.code(), detail = %a.detail, "alert"),
+                // An alert is the arbiter's business (MQTT, the arbiter view), not a fault
+                // of the daemon: logged, but not as a warning.
+                Inference::Alert(a) => info!(code = a.code.code(), detail = %a.detail, "alert"),
                 Inference::NewGame { .. } => rotate = true,
             }
         }

@@ -3,8 +3,9 @@
 //! recorder, an embedded MQTT broker and the viewer; the game starts again when it ends.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bugbridge_drivers::trace::{
     BoardId as WireBoard, Placement, TraceEvent, TraceLine, TraceWriter,
@@ -128,10 +129,43 @@ fn demo_trace(
     Ok((lines, tags))
 }
 
+/// The demo's own temporary directory, removed when the demo ends (however it ends).
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes the arbiter token readable by its owner only: it opens the arbiter view.
+fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path)?;
+    #[cfg(unix)]
+    {
+        // An existing file keeps its mode through `open`: set it.
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(token.as_bytes())
+}
+
 pub(super) fn run(args: DemoArgs) -> u8 {
     super::init_logging("warn,bugbridge=info", false);
     if !(args.speed.is_finite() && args.speed > 0.0) {
         eprintln!("demo: --speed must be a positive number");
+        return 2;
+    }
+    if args.loops == 0 {
+        eprintln!("demo: --loops must be at least 1");
         return 2;
     }
     let profile: Profile = match args.noise.parse() {
@@ -141,29 +175,39 @@ pub(super) fn run(args: DemoArgs) -> u8 {
             return 2;
         }
     };
-    let text = match &args.game {
+    let (text, source) = match &args.game {
         Some(path) => match std::fs::read(path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(b) => (
+                String::from_utf8_lossy(&b).into_owned(),
+                path.display().to_string(),
+            ),
             Err(e) => {
-                eprintln!("{}: cannot read: {e}", path.display());
+                eprintln!("demo: {}: cannot read: {e}", path.display());
                 return 2;
             }
         },
-        None => DEMO_GAME.to_owned(),
+        None => (DEMO_GAME.to_owned(), "the built-in game".to_owned()),
     };
     let (trace, tags) = match demo_trace(&text, profile, args.seed, args.loops) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("demo: {e}");
+            eprintln!("demo: {source}: {e}");
             return 1;
         }
     };
-    let dir = args.dir.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("bugbridge-demo-{}", std::process::id()))
-    });
+    let (dir, _cleanup) = match &args.dir {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let dir = std::env::temp_dir().join(format!("bugbridge-demo-{}", std::process::id()));
+            (dir.clone(), Some(TempDir(dir)))
+        }
+    };
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("{}: {e}", dir.display());
-        return 3;
+        eprintln!(
+            "demo: --dir {}: cannot create the directory: {e}",
+            dir.display()
+        );
+        return 2;
     }
     let trace_path = dir.join("demo.trace.jsonl");
     let token = format!(
@@ -179,9 +223,9 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         }
         w.flush()
     });
-    if let Err(e) = written.and_then(|()| std::fs::write(&token_path, &token)) {
-        eprintln!("{}: {e}", dir.display());
-        return 3;
+    if let Err(e) = written.and_then(|()| write_token(&token_path, &token)) {
+        eprintln!("demo: --dir {}: not writable: {e}", dir.display());
+        return 2;
     }
     let board = |id| BoardConfig {
         id,
@@ -222,7 +266,12 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     let options = RunOptions {
         emulator_speed: args.speed,
         ready: Some(ready_tx),
+        stop_when_played: true,
+        ..RunOptions::default()
     };
+    let loops = args.loops;
+    let kept = args.dir.is_some();
+    let records = dir.join("games");
     super::runtime(async move {
         let banner = async move {
             if let Ok(ep) = ready_rx.await {
@@ -237,8 +286,15 @@ pub(super) fn run(args: DemoArgs) -> u8 {
                 if let Some(mqtt) = ep.mqtt_broker {
                     println!("  MQTT     mqtt://{mqtt}  (topics bughouse/demo/#)");
                 }
-                println!("  records  {}", dir.join("games").display());
-                println!("Ctrl-C stops it.");
+                if kept {
+                    println!("  records  {}", records.display());
+                } else {
+                    println!(
+                        "  records  {}  (removed when the demo ends; --dir keeps them)",
+                        records.display()
+                    );
+                }
+                println!("The game is played {loops} time(s); Ctrl-C stops it sooner.");
             }
         };
         let (result, ()) = tokio::join!(

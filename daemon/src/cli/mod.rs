@@ -7,6 +7,7 @@
 pub mod check;
 pub mod demo;
 pub mod hardware;
+pub mod logging;
 pub mod replay;
 pub mod run;
 mod signals;
@@ -15,6 +16,8 @@ pub mod simulate;
 use std::future::Future;
 
 use clap::{Parser, Subcommand};
+
+use logging::init_logging;
 
 /// Over-the-board bughouse: two e-boards and their clocks to live BPGN/BFEN, MQTT and a live
 /// viewer.
@@ -75,18 +78,4 @@ fn runtime(fut: impl Future<Output = u8>) -> u8 {
             3
         }
     }
-}
-
-/// Structured logs on stderr: human-readable, or JSON lines; `RUST_LOG` overrides `level`.
-fn init_logging(level: &str, json: bool) {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
 }

@@ -1,0 +1,72 @@
+//! Logging on stderr for every subcommand that runs for a while (`run`, `demo`, `listen`,
+//! `emulate`).
+//!
+//! - `RUST_LOG` replaces the default filter entirely (`RUST_LOG=debug`,
+//!   `RUST_LOG=bugbridge_drivers=trace`).
+//! - Without it, the embedded MQTT broker's per-connection chatter is filtered out:
+//!   rumqttd logs a client leaving as `ERROR router-drop` / `ERROR no-connection`, which is
+//!   not an error of this daemon (the publisher logs its own connection problems).
+//! - Colour codes only when stderr is a terminal: log files and pipes get plain text.
+//! - Under systemd (`JOURNAL_STREAM` names stderr), no timestamps: the journal adds its own.
+//! - JSON lines on request (`--json-logs`, `[log] format = "json"`).
+
+use std::io::IsTerminal;
+
+use tracing_subscriber::EnvFilter;
+
+/// Directives appended to the default filter: rumqttd's router and per-connection tasks log
+/// ordinary disconnects at ERROR.
+const QUIET_BROKER: &str = "rumqttd=warn,rumqttd::router::routing=off,rumqttd::server::broker=off";
+
+/// The filter used when `RUST_LOG` is not set: `level` plus [`QUIET_BROKER`], unless `level`
+/// already says something about rumqttd.
+#[must_use]
+pub fn default_filter(level: &str) -> String {
+    if level.contains("rumqttd") {
+        level.to_owned()
+    } else {
+        format!("{level},{QUIET_BROKER}")
+    }
+}
+
+/// Whether stderr goes to the systemd journal (systemd sets `JOURNAL_STREAM` to the
+/// device and inode of the stream it connected).
+fn stderr_is_journal() -> bool {
+    let Ok(value) = std::env::var("JOURNAL_STREAM") else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let Some((dev, ino)) = value.split_once(':') else {
+            return false;
+        };
+        let Ok(meta) = std::fs::metadata("/proc/self/fd/2") else {
+            return false;
+        };
+        dev.parse() == Ok(meta.dev()) && ino.parse() == Ok(meta.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = value;
+        false
+    }
+}
+
+/// Sets up the global subscriber (once; later calls do nothing).
+pub(crate) fn init_logging(level: &str, json: bool) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level)));
+    let ansi = std::io::stderr().is_terminal();
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi);
+    let _ = if json {
+        builder.json().try_init()
+    } else if stderr_is_journal() {
+        builder.without_time().try_init()
+    } else {
+        builder.try_init()
+    };
+}
