@@ -81,16 +81,6 @@ pub(super) fn check(config: &Config, file: Option<&Path>) -> Result<Prepared, Ap
             })?;
         }
     }
-    check_writable(&config.record_dir).map_err(|e| {
-        refuse(
-            file,
-            "record.dir",
-            format!(
-                "{}: not a writable directory: {e}",
-                config.record_dir.display()
-            ),
-        )
-    })?;
 
     let mut mqtt_opts = None;
     if let Some(mqtt) = &config.mqtt {
@@ -142,6 +132,17 @@ pub(super) fn check(config: &Config, file: Option<&Path>) -> Result<Prepared, Ap
                 .map_err(|e| refuse(file, "http.listen", format!("{}: {e}", h.listen)))?,
         );
     }
+    // Last: the only check that may create something (the directory itself).
+    check_writable(&config.record_dir).map_err(|e| {
+        refuse(
+            file,
+            "record.dir",
+            format!(
+                "{}: not a writable directory: {e}",
+                config.record_dir.display()
+            ),
+        )
+    })?;
     Ok(Prepared {
         http,
         arbiter_token,

@@ -7,9 +7,7 @@ use std::time::Duration;
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig};
 use bugbridge_drivers::trace::BoardId;
-use bugbridge_drivers::{
-    DriverError, EmulateOptions, PORTS_HEADER, emulate_file, listen, ports,
-};
+use bugbridge_drivers::{DriverError, EmulateOptions, PORTS_HEADER, emulate_file, listen, ports};
 use clap::{Args, ValueEnum};
 
 /// A board protocol on the command line.
@@ -114,7 +112,7 @@ fn status(e: &DriverError) -> u8 {
 
 pub(super) fn run_listen(args: ListenArgs) -> u8 {
     // Why the port cannot be used, and what the board says, go to stderr; RUST_LOG works.
-    super::init_logging("info", false);
+    super::logging::init_plain_logging("info");
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
     super::runtime(async move {
@@ -146,7 +144,7 @@ pub(super) fn run_ports(args: PortsArgs) -> u8 {
 }
 
 pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
-    super::init_logging("warn", false);
+    super::logging::init_plain_logging("warn");
     let mut opts = EmulateOptions::new(args.driver.kind(), args.trace);
     opts.board = args.board;
     opts.speed = args.speed;

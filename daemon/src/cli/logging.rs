@@ -53,6 +53,20 @@ fn stderr_is_journal() -> bool {
     }
 }
 
+/// Logging for the board tools (`listen`, `emulate`): what a person at the table reads,
+/// without timestamps and module paths.
+pub(crate) fn init_plain_logging(level: &str) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level)));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .without_time()
+        .with_target(false)
+        .try_init();
+}
+
 /// Sets up the global subscriber (once; later calls do nothing).
 pub(crate) fn init_logging(level: &str, json: bool) {
     let filter =

@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod demo;
+pub mod docs;
 pub mod hardware;
 pub mod logging;
 pub mod replay;
@@ -48,6 +49,10 @@ pub enum Command {
     Listen(hardware::ListenArgs),
     /// An emulated board on a pseudo-terminal playing a trace; prints the device path.
     Emulate(hardware::EmulateArgs),
+    /// Shell completions for bash, zsh, fish, elvish or powershell, on stdout.
+    Completions(docs::CompletionsArgs),
+    /// The manual page (roff) of bugbridge or of one subcommand, on stdout.
+    Man(docs::ManArgs),
 }
 
 impl Cli {
@@ -62,6 +67,8 @@ impl Cli {
             Command::Ports(args) => hardware::run_ports(args),
             Command::Listen(args) => hardware::run_listen(args),
             Command::Emulate(args) => hardware::run_emulate(args),
+            Command::Completions(args) => docs::run_completions(args),
+            Command::Man(args) => docs::run_man(args),
         }
     }
 }

@@ -155,8 +155,9 @@ fn sensor_lines(text: &str) -> usize {
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .filter(|l| {
-            serde_json::from_str::<serde_json::Value>(l)
-                .map_or(true, |v| v.get("ev").and_then(|e| e.as_str()) != Some("meta"))
+            serde_json::from_str::<serde_json::Value>(l).map_or(true, |v| {
+                v.get("ev").and_then(|e| e.as_str()) != Some("meta")
+            })
         })
         .count()
 }

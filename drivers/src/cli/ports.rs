@@ -234,7 +234,10 @@ mod tests {
             stable_names: names,
         };
         let line = report.to_string();
-        assert!(line.ends_with(&format!("{} {}", id.display(), path.display())), "{line}");
+        assert!(
+            line.ends_with(&format!("{} {}", id.display(), path.display())),
+            "{line}"
+        );
         assert_eq!(
             line.split('\t').count(),
             PORTS_HEADER.split('\t').count(),

@@ -170,7 +170,10 @@ impl Emulator {
             point_link(link, &current).map_err(|e| {
                 io::Error::new(
                     e.kind(),
-                    format!("{}: cannot make the link to the device: {e}", link.display()),
+                    format!(
+                        "{}: cannot make the link to the device: {e}",
+                        link.display()
+                    ),
                 )
             })?;
         }
