@@ -72,7 +72,10 @@ impl Running {
             match self.lines.recv_timeout(LIMIT) {
                 Ok(line) if line.contains(needle) => return line,
                 Ok(line) => seen.push(line),
-                Err(_) => panic!("no line with {needle:?} on stderr; saw:\n{}", seen.join("\n")),
+                Err(_) => panic!(
+                    "no line with {needle:?} on stderr; saw:\n{}",
+                    seen.join("\n")
+                ),
             }
         }
     }
@@ -95,7 +98,10 @@ fn listen_says_why_a_port_cannot_be_used() {
     let line = l.wait_for("cannot be used");
     assert!(line.contains("/dev/no-such-board"), "{line}");
     assert!(line.contains("is the board plugged in"), "{line}");
-    assert!(!line.contains('\u{1b}'), "no colour codes into a pipe: {line:?}");
+    assert!(
+        !line.contains('\u{1b}'),
+        "no colour codes into a pipe: {line:?}"
+    );
     // RUST_LOG is honoured: the retries are debug lines.
     l.wait_for("reconnect failed");
 }
@@ -170,8 +176,14 @@ fn run_refuses_a_missing_token_file_before_writing_anything() {
         .current_dir(std::env::temp_dir()));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains(&config.display().to_string()), "names the file: {err}");
-    assert!(err.contains("key `http.arbiter_token_file`"), "names the key: {err}");
+    assert!(
+        err.contains(&config.display().to_string()),
+        "names the file: {err}"
+    );
+    assert!(
+        err.contains("key `http.arbiter_token_file`"),
+        "names the key: {err}"
+    );
     assert!(
         err.contains(&dir.join("arbiter.token").display().to_string()),
         "the token file is looked for beside the configuration: {err}"
@@ -205,7 +217,11 @@ fn run_refuses_a_taken_port_and_an_unusable_record_dir() {
     std::fs::write(&config, text).unwrap();
     let out = run(bin().arg("run").arg("--config").arg(&config));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("key `record.dir`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("key `record.dir`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -235,8 +251,17 @@ fn a_board_that_never_connected_raises_no_lost_connection() {
 #[test]
 fn demo_stops_after_its_loops_and_cleans_up() {
     let out = run(bin().args([
-        "demo", "--loops", "1", "--speed", "60", "--noise", "clean", "--http", "127.0.0.1:0",
-        "--mqtt", "127.0.0.1:0",
+        "demo",
+        "--loops",
+        "1",
+        "--speed",
+        "60",
+        "--noise",
+        "clean",
+        "--http",
+        "127.0.0.1:0",
+        "--mqtt",
+        "127.0.0.1:0",
     ]));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -246,12 +271,12 @@ fn demo_stops_after_its_loops_and_cleans_up() {
         .map(|r| PathBuf::from(r.split_whitespace().next().unwrap()))
         .expect("the banner names the records");
     let dir = records.parent().unwrap();
+    assert!(dir.starts_with(std::env::temp_dir()), "{}", dir.display());
     assert!(
-        dir.starts_with(std::env::temp_dir()),
-        "{}",
+        !dir.exists(),
+        "the temporary directory is removed: {}",
         dir.display()
     );
-    assert!(!dir.exists(), "the temporary directory is removed: {}", dir.display());
     // A normal run says nothing alarming, and no colour codes go into a pipe.
     let err = stderr(&out);
     assert!(!err.contains(" WARN ") && !err.contains("ERROR"), "{err}");
@@ -265,8 +290,18 @@ fn the_demo_token_is_readable_by_its_owner_only() {
     let dir = temp("demo-token");
     let out = run(bin()
         .args([
-            "demo", "--loops", "1", "--speed", "60", "--noise", "clean", "--http",
-            "127.0.0.1:0", "--mqtt", "127.0.0.1:0", "--dir",
+            "demo",
+            "--loops",
+            "1",
+            "--speed",
+            "60",
+            "--noise",
+            "clean",
+            "--http",
+            "127.0.0.1:0",
+            "--mqtt",
+            "127.0.0.1:0",
+            "--dir",
         ])
         .arg(&dir));
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -284,19 +319,32 @@ fn demo_and_emulate_name_the_file_they_cannot_use() {
     let missing = dir.join("missing.bpgn");
     let out = run(bin().arg("demo").arg("--game").arg(&missing));
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains(&missing.display().to_string()), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&missing.display().to_string()),
+        "{}",
+        stderr(&out)
+    );
 
     let broken = dir.join("broken.bpgn");
     std::fs::write(&broken, "[Event \"x\"\n1A. e4 {unclosed").unwrap();
     let out = run(bin().arg("demo").arg("--game").arg(&broken));
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains(&broken.display().to_string()), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&broken.display().to_string()),
+        "{}",
+        stderr(&out)
+    );
 
     let out = run(bin()
         .arg("demo")
         .args(["--http", "127.0.0.1:0", "--mqtt", "127.0.0.1:0", "--dir"])
         .arg(dir.join("broken.bpgn").join("sub")));
-    assert_eq!(out.status.code(), Some(2), "an unusable --dir: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "an unusable --dir: {}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("broken.bpgn"), "{}", stderr(&out));
 
     let trace = dir.join("t.trace.jsonl");
@@ -308,7 +356,11 @@ fn demo_and_emulate_name_the_file_they_cannot_use() {
         .arg("--link")
         .arg(&link));
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains(&link.display().to_string()), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&link.display().to_string()),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -335,7 +387,11 @@ fn an_empty_trace_is_said_to_be_empty() {
         std::fs::write(&trace, text).unwrap();
         let out = run(bin().arg("replay").arg(&trace));
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
-        assert!(stderr(&out).contains("no sensor events"), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no sensor events"),
+            "{}",
+            stderr(&out)
+        );
         assert!(out.stdout.is_empty(), "no BPGN for an empty trace");
     }
 }

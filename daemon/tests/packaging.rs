@@ -85,6 +85,9 @@ fn the_udev_example_names_the_ports_of_the_service_configuration() {
     let config = Config::load(&repo("config/service.toml")).unwrap_or_else(|e| panic!("{e}"));
     for board in &config.boards {
         let port = board.port.clone().unwrap_or_default();
-        assert!(names.contains(&port), "{port} is not named by the udev rules: {names:?}");
+        assert!(
+            names.contains(&port),
+            "{port} is not named by the udev rules: {names:?}"
+        );
     }
 }

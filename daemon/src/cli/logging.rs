@@ -1,11 +1,12 @@
 //! Logging on stderr for every subcommand that runs for a while (`run`, `demo`, `listen`,
 //! `emulate`).
 //!
-//! - `RUST_LOG` replaces the default filter entirely (`RUST_LOG=debug`,
+//! - `RUST_LOG` replaces the configured level (`RUST_LOG=debug`,
 //!   `RUST_LOG=bugbridge_drivers=trace`).
-//! - Without it, the embedded MQTT broker's per-connection chatter is filtered out:
-//!   rumqttd logs a client leaving as `ERROR router-drop` / `ERROR no-connection`, which is
-//!   not an error of this daemon (the publisher logs its own connection problems).
+//! - The embedded MQTT broker's per-connection chatter is filtered out unless the filter
+//!   names rumqttd (`RUST_LOG=info,rumqttd=debug`): rumqttd logs a client leaving as
+//!   `ERROR router-drop` / `ERROR no-connection`, which is not an error of this daemon (the
+//!   publisher logs its own connection problems).
 //! - Colour codes only when stderr is a terminal: log files and pipes get plain text.
 //! - Under systemd (`JOURNAL_STREAM` names stderr), no timestamps: the journal adds its own.
 //! - JSON lines on request (`--json-logs`, `[log] format = "json"`).
@@ -18,8 +19,8 @@ use tracing_subscriber::EnvFilter;
 /// ordinary disconnects at ERROR.
 const QUIET_BROKER: &str = "rumqttd=warn,rumqttd::router::routing=off,rumqttd::server::broker=off";
 
-/// The filter used when `RUST_LOG` is not set: `level` plus [`QUIET_BROKER`], unless `level`
-/// already says something about rumqttd.
+/// The filter for `level` (the configured one, or `RUST_LOG`): plus [`QUIET_BROKER`], unless
+/// `level` already says something about rumqttd.
 #[must_use]
 pub fn default_filter(level: &str) -> String {
     if level.contains("rumqttd") {
@@ -27,6 +28,14 @@ pub fn default_filter(level: &str) -> String {
     } else {
         format!("{level},{QUIET_BROKER}")
     }
+}
+
+/// `RUST_LOG` if set, else `level`.
+fn chosen_level(level: &str) -> String {
+    std::env::var("RUST_LOG")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| level.to_owned())
 }
 
 /// Whether stderr goes to the systemd journal (systemd sets `JOURNAL_STREAM` to the
@@ -56,8 +65,7 @@ fn stderr_is_journal() -> bool {
 /// Logging for the board tools (`listen`, `emulate`): what a person at the table reads,
 /// without timestamps and module paths.
 pub(crate) fn init_plain_logging(level: &str) {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level)));
+    let filter = EnvFilter::new(default_filter(&chosen_level(level)));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -69,8 +77,7 @@ pub(crate) fn init_plain_logging(level: &str) {
 
 /// Sets up the global subscriber (once; later calls do nothing).
 pub(crate) fn init_logging(level: &str, json: bool) {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter(level)));
+    let filter = EnvFilter::new(default_filter(&chosen_level(level)));
     let ansi = std::io::stderr().is_terminal();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -83,4 +90,25 @@ pub(crate) fn init_logging(level: &str, json: bool) {
     } else {
         builder.try_init()
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_broker_chatter_is_off_unless_asked_for() {
+        let f = default_filter("info");
+        assert!(f.starts_with("info,"), "{f}");
+        assert!(f.contains("rumqttd::router::routing=off"), "{f}");
+        assert!(f.contains("rumqttd::server::broker=off"), "{f}");
+        assert_eq!(default_filter("info,rumqttd=debug"), "info,rumqttd=debug");
+        // Every directive parses.
+        for d in f.split(',') {
+            assert!(
+                d.parse::<tracing_subscriber::filter::Directive>().is_ok(),
+                "{d}"
+            );
+        }
+    }
 }
