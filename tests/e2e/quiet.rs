@@ -1,4 +1,6 @@
-//! A normal run logs no WARN and no ERROR: the demo from start to its end (`--loops 1`),
+//! The demo shows the arbiter features (one illegal move, then one flag fall, on the
+//! alerts topic), and a normal run logs no WARN and no ERROR: the demo from start to its
+//! end (`--loops 1`),
 //! with an MQTT subscriber that comes and goes (rumqttd logs a client leaving as an ERROR
 //! of its router unless filtered) and the clean stop (rumqttd's `router-drop`). Logs into
 //! a pipe carry no colour codes.
@@ -57,10 +59,24 @@ async fn a_normal_demo_run_logs_no_warning_or_error() {
     })
     .await;
 
-    // A viewer's MQTT client watches a few moves and leaves.
+    // A viewer's MQTT client watches a few moves and leaves; the arbiter's stays.
+    let mut arbiter = Subscriber::start(broker, "arbiter", "bughouse/demo/alerts");
     let mut sub = Subscriber::start(broker, "comes-and-goes", "bughouse/demo/#");
     sub.wait_moves(2).await;
     drop(sub);
+    // The demo's game shows the arbiter features: an illegal move, then a flag fall.
+    arbiter
+        .until("the showcase's illegal move and flag fall", |s| {
+            let codes: Vec<&str> = s.alerts.iter().filter_map(|a| a.code.as_deref()).collect();
+            codes.contains(&"illegal-move") && codes.contains(&"flag-fall")
+        })
+        .await;
+    let codes: Vec<&str> = arbiter
+        .alerts
+        .iter()
+        .filter_map(|a| a.code.as_deref())
+        .collect();
+    assert_eq!(codes, ["illegal-move", "flag-fall"], "{:?}", arbiter.alerts);
 
     let status = within("the demo to end after its one loop", async {
         tokio::task::spawn_blocking(move || child.wait())

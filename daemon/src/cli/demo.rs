@@ -20,6 +20,8 @@ use crate::config::{
 use crate::rules::notation::bpgn::parse_bpgn;
 use crate::rules::{BoardId, RulesetName};
 use crate::sensor;
+
+use super::showcase::{Showcase, flag_time, showcase};
 use crate::simulate::{Profile, simulate};
 
 /// The game the demo plays unless told otherwise (see `daemon/data/demo/SOURCE.md`).
@@ -50,21 +52,29 @@ pub struct DemoArgs {
     /// both boards are set up again).
     #[arg(long, default_value_t = 20)]
     pub loops: u32,
-    /// Where recordings go (default: a fresh temporary directory).
+    /// Where recordings go (default: a fresh temporary directory, removed at the end).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Play the game exactly as recorded. By default it is cut late in the game, where a
+    /// player completes an illegal move and his opponent then lets the flag fall, so that
+    /// the arbiter view shows its alerts.
+    #[arg(long)]
+    pub as_played: bool,
 }
 
 /// Seconds between the end of a game and the boards being set up again.
 const PAUSE_MS: u64 = 8_000;
 
-/// The demo's trace: the game `loops` times, the boards set up again in between.
+/// The demo's trace: the game `loops` times, the boards set up again in between. With
+/// `arbiter`, the game is cut late and ends with an illegal move and a flag fall (see
+/// [`super::showcase`]); what was done is returned for the banner.
 fn demo_trace(
     text: &str,
     profile: Profile,
     seed: u64,
     loops: u32,
-) -> Result<(Vec<TraceLine>, BTreeMap<String, String>), String> {
+    arbiter: bool,
+) -> Result<(Vec<TraceLine>, BTreeMap<String, String>, Option<Showcase>), String> {
     let games = parse_bpgn(text).map_err(|e| {
         format!(
             "line {}, column {}: expected {}",
@@ -73,6 +83,10 @@ fn demo_trace(
     })?;
     let game = games.first().ok_or("the file holds no game")?;
     let sim = super::simulate::sim_game(game, RulesetName::Fide)?;
+    let (sim, shown) = match arbiter.then(|| showcase(&sim)).flatten() {
+        Some((cut, info)) => (cut, Some(info)),
+        None => (sim, None),
+    };
     let mut tags: BTreeMap<String, String> = game
         .tags
         .iter()
@@ -84,27 +98,47 @@ fn demo_trace(
         })
         .cloned()
         .collect();
+    let label = match &shown {
+        Some(info) => format!(" ({})", info.label()),
+        None => String::new(),
+    };
     tags.insert(
         "Event".into(),
         format!(
-            "bugbridge demo: {}",
+            "bugbridge demo: {}{label}",
             tags.get("Event").cloned().unwrap_or_default()
         ),
     );
     let base = sim.base_seconds;
     let mut lines = Vec::new();
     let mut offset = 0u64;
-    for i in 0..loops.max(1) {
+    let loops = loops.max(1);
+    for i in 0..loops {
         let events = simulate(&sim, profile, seed.wrapping_add(u64::from(i)));
-        let mut last = 0;
-        for (t, ev) in events {
-            last = t;
-            lines.push(TraceLine {
-                t: offset + t,
+        let mut game_lines: Vec<TraceLine> = events
+            .into_iter()
+            .map(|(t, ev)| TraceLine {
+                t,
                 event: sensor::encode(&ev),
+            })
+            .collect();
+        let mut last = game_lines.last().map_or(0, |l| l.t);
+        if let Some(info) = &shown {
+            // Nobody moves after the illegal move: the opponent's clock runs out.
+            let (flag, extra) = flag_time(&game_lines, info, |b| match b {
+                BoardId::A => WireBoard::A,
+                BoardId::B => WireBoard::B,
             });
+            game_lines.extend(extra);
+            game_lines.sort_by_key(|l| l.t);
+            last = last.max(flag + FLAG_SHOWN_MS);
         }
-        // The game is over: clocks stopped, then both boards set up again.
+        lines.extend(game_lines.into_iter().map(|l| TraceLine {
+            t: offset + l.t,
+            event: l.event,
+        }));
+        // The game is over: clocks stopped, then both boards set up again (not after the
+        // last loop: that would start a game nobody plays).
         let end = offset + last + PAUSE_MS / 2;
         for b in [WireBoard::A, WireBoard::B] {
             lines.push(TraceLine {
@@ -116,18 +150,23 @@ fn demo_trace(
                     running: None,
                 },
             });
-            lines.push(TraceLine {
-                t: end,
-                event: TraceEvent::Board {
-                    board: b,
-                    placement: Placement::start(),
-                },
-            });
+            if i + 1 < loops {
+                lines.push(TraceLine {
+                    t: end,
+                    event: TraceEvent::Board {
+                        board: b,
+                        placement: Placement::start(),
+                    },
+                });
+            }
         }
         offset = offset + last + PAUSE_MS;
     }
-    Ok((lines, tags))
+    Ok((lines, tags, shown))
 }
+
+/// How long the fallen flag stays on the clock before the game is cleared away.
+const FLAG_SHOWN_MS: u64 = 3_000;
 
 /// The demo's own temporary directory, removed when the demo ends (however it ends).
 #[derive(Debug)]
@@ -188,13 +227,14 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         },
         None => (DEMO_GAME.to_owned(), "the built-in game".to_owned()),
     };
-    let (trace, tags) = match demo_trace(&text, profile, args.seed, args.loops) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("demo: {source}: {e}");
-            return 1;
-        }
-    };
+    let (trace, tags, shown) =
+        match demo_trace(&text, profile, args.seed, args.loops, !args.as_played) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("demo: {source}: {e}");
+                return 1;
+            }
+        };
     let (dir, _cleanup) = match &args.dir {
         Some(dir) => (dir.clone(), None),
         None => {
@@ -293,6 +333,10 @@ pub(super) fn run(args: DemoArgs) -> u8 {
                         "  records  {}  (removed when the demo ends; --dir keeps them)",
                         records.display()
                     );
+                }
+                if let Some(info) = &shown {
+                    println!("  {}", info.describe());
+                    println!("           (--as-played plays the game as recorded)");
                 }
                 println!("The game is played {loops} time(s); Ctrl-C stops it sooner.");
             }

@@ -11,6 +11,7 @@ pub mod hardware;
 pub mod logging;
 pub mod replay;
 pub mod run;
+mod showcase;
 mod signals;
 pub mod simulate;
 
