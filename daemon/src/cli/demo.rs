@@ -65,6 +65,9 @@ pub struct DemoArgs {
 /// Seconds between the end of a game and the boards being set up again.
 const PAUSE_MS: u64 = 8_000;
 
+/// The demo's trace, its BPGN tags, and the arbiter showcase played, if any.
+type DemoTrace = (Vec<TraceLine>, BTreeMap<String, String>, Option<Showcase>);
+
 /// The demo's trace: the game `loops` times, the boards set up again in between. With
 /// `arbiter`, the game is cut late and ends with an illegal move and a flag fall (see
 /// [`super::showcase`]); what was done is returned for the banner.
@@ -74,7 +77,7 @@ fn demo_trace(
     seed: u64,
     loops: u32,
     arbiter: bool,
-) -> Result<(Vec<TraceLine>, BTreeMap<String, String>, Option<Showcase>), String> {
+) -> Result<DemoTrace, String> {
     let games = parse_bpgn(text).map_err(|e| {
         format!(
             "line {}, column {}: expected {}",
