@@ -81,7 +81,9 @@ pub fn classify(e: &ConnectionError, connected: bool) -> (Problem, String) {
             ),
             ConnectReturnCode::NotAuthorized => (
                 Problem::NotAuthorised,
-                "the broker says this client is not authorised".to_owned(),
+                "the broker says this client is not authorised: check the user name or \
+                 password (mqtt.username, mqtt.password_file) and the broker's access rules"
+                    .to_owned(),
             ),
             other => (
                 Problem::Refused,

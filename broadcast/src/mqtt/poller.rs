@@ -72,12 +72,7 @@ pub(super) async fn poll(
                 delay = min;
                 metrics.mqtt_connected.set(1);
                 metrics.mqtt_connections.inc();
-                status.send_modify(|s| {
-                    s.connected = true;
-                    s.connections += 1;
-                    s.problem = None;
-                    s.failures = 0;
-                });
+                // Health and log first: whoever waits on the status then finds both.
                 health(true, None, 0);
                 if said.take().is_some() {
                     tracing::info!(epoch, %broker, failures, "MQTT connected again");
@@ -85,6 +80,12 @@ pub(super) async fn poll(
                     tracing::info!(epoch, %broker, "MQTT connected");
                 }
                 failures = 0;
+                status.send_modify(|s| {
+                    s.connected = true;
+                    s.connections += 1;
+                    s.problem = None;
+                    s.failures = 0;
+                });
                 if notes.send(Note::Up).is_err() {
                     return;
                 }
@@ -101,7 +102,6 @@ pub(super) async fn poll(
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 gate.lock().unwrap_or_else(|e| e.into_inner()).up = false;
                 metrics.mqtt_connected.set(0);
-                status.send_modify(|s| s.connected = false);
                 hub.health().set_mqtt(MqttHealth {
                     broker: broker.clone(),
                     connected: false,
@@ -109,6 +109,7 @@ pub(super) async fn poll(
                     reason: Some("the daemon is stopping".to_owned()),
                     failures: 0,
                 });
+                status.send_modify(|s| s.connected = false);
                 let _ = notes.send(Note::Down);
                 return;
             }
@@ -123,24 +124,23 @@ pub(super) async fn poll(
                 eventloop.clean();
                 let (problem, reason) = classify(&e, was_up);
                 failures += 1;
+                health(false, Some((problem, reason.clone())), failures);
+                if was_up {
+                    tracing::warn!(%broker, problem = problem.code(), "MQTT connection lost: {reason}");
+                    metrics.mqtt_connected.set(0);
+                } else if said != Some(problem) {
+                    tracing::warn!(%broker, problem = problem.code(), "MQTT cannot connect: {reason}; retrying");
+                } else {
+                    tracing::debug!(error = %e, ?delay, failures, "MQTT connect failed again");
+                }
+                said = Some(problem);
                 status.send_modify(|s| {
                     s.connected = false;
                     s.problem = Some(problem);
                     s.failures = failures;
                 });
-                health(false, Some((problem, reason.clone())), failures);
-                if was_up {
-                    tracing::warn!(%broker, problem = problem.code(), "MQTT connection lost: {reason}");
-                    said = Some(problem);
-                    metrics.mqtt_connected.set(0);
-                    if notes.send(Note::Down).is_err() {
-                        return;
-                    }
-                } else if said != Some(problem) {
-                    tracing::warn!(%broker, problem = problem.code(), "MQTT cannot connect: {reason}; retrying");
-                    said = Some(problem);
-                } else {
-                    tracing::debug!(error = %e, ?delay, failures, "MQTT connect failed again");
+                if was_up && notes.send(Note::Down).is_err() {
+                    return;
                 }
                 tokio::time::sleep(delay).await;
                 delay = (delay * 2).min(max);
