@@ -285,14 +285,14 @@ fn demo_stops_after_its_loops_and_cleans_up() {
 
 #[cfg(unix)]
 #[test]
-fn the_demo_token_is_readable_by_its_owner_only() {
+fn demo_loops_twice_then_stops_and_its_token_is_the_owners_only() {
     use std::os::unix::fs::PermissionsExt;
     let dir = temp("demo-token");
     let out = run(bin()
         .args([
             "demo",
             "--loops",
-            "1",
+            "2",
             "--speed",
             "60",
             "--noise",
@@ -311,6 +311,13 @@ fn the_demo_token_is_readable_by_its_owner_only() {
         .mode();
     assert_eq!(mode & 0o777, 0o600, "{mode:o}");
     assert!(dir.join("games").is_dir(), "--dir keeps the records");
+    // Two games played, and no third one started by a last set-up.
+    let games = dir.join("games");
+    assert!(games.join("demo-1.bpgn").is_file());
+    assert!(games.join("demo-2.bpgn").is_file());
+    assert!(!games.join("demo-3.bpgn").exists());
+    let second = std::fs::read_to_string(games.join("demo-2.bpgn")).unwrap();
+    assert!(second.contains("arbiter showcase"), "labelled: {second}");
 }
 
 #[test]
