@@ -443,3 +443,53 @@ fn ports_prints_a_header_over_its_columns() {
         assert!(stderr(&out).contains("no serial ports found"));
     }
 }
+
+/// The first stderr line of `run` containing `needle`, with `JOURNAL_STREAM` naming its
+/// stderr when `journal` (as systemd does).
+#[cfg(target_os = "linux")]
+fn run_log_line(dir: &Path, journal: bool, needle: &str) -> String {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    std::fs::write(dir.join("arbiter.token"), "s3cret\n").unwrap();
+    let config = write_config(dir, "127.0.0.1:0", "");
+    let (reader, writer) = std::io::pipe().unwrap();
+    let meta = std::fs::metadata(format!("/proc/self/fd/{}", reader.as_raw_fd())).unwrap();
+    let mut cmd = bin();
+    cmd.arg("run")
+        .arg("--config")
+        .arg(&config)
+        .env_remove("RUST_LOG")
+        .env_remove("JOURNAL_STREAM")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(writer);
+    if journal {
+        cmd.env("JOURNAL_STREAM", format!("{}:{}", meta.dev(), meta.ino()));
+    }
+    let mut child = cmd.spawn().unwrap();
+    drop(cmd);
+    let mut lines = BufReader::new(reader).lines();
+    let line = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find(|l| l.contains(needle))
+        .expect("the daemon logs");
+    let _ = child.kill();
+    let _ = child.wait();
+    line
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_systemd_the_log_leaves_the_timestamps_to_the_journal() {
+    let dir = temp("journal");
+    let plain = run_log_line(&dir, false, "running");
+    assert!(
+        plain.starts_with(|c: char| c.is_ascii_digit()),
+        "a timestamp first: {plain}"
+    );
+    let dir = temp("journal-2");
+    let journal = run_log_line(&dir, true, "running");
+    assert!(journal.trim_start().starts_with("INFO"), "{journal}");
+    assert!(!journal.contains('\u{1b}'), "{journal:?}");
+}
