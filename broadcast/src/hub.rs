@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::archive::Archive;
 use crate::error::PublishError;
+use crate::health::Health;
 use crate::metrics::Metrics;
 use crate::wire::{Event, EventKind, MatchState, MatchSummary, OperatorAction, SCHEMA_VERSION};
 
@@ -118,6 +119,7 @@ struct Inner {
     generation: watch::Sender<u64>,
     closed: watch::Sender<bool>,
     archive: Archive,
+    health: Health,
 }
 
 /// The matches served by this process; cheap to clone (an `Arc`).
@@ -190,6 +192,7 @@ impl Hub {
             generation: watch::Sender::new(0),
             closed: watch::Sender::new(false),
             archive: Archive::default(),
+            health: Health::default(),
         };
         (
             Hub {
@@ -203,6 +206,12 @@ impl Hub {
     #[must_use]
     pub fn options(&self) -> &HubOptions {
         &self.inner.opts
+    }
+
+    /// What is up and what is down (`/healthz`, `/readyz`), written by the publisher.
+    #[must_use]
+    pub fn health(&self) -> &Health {
+        &self.inner.health
     }
 
     /// The metrics registry shared by the hub, the HTTP side and the MQTT publisher.

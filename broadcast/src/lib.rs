@@ -18,6 +18,7 @@
 //! - [`http`]: the axum [`http::router`] (viewer, arbiter view, JSON API, SSE, metrics) and
 //!   [`http::serve`] with graceful shutdown; pages and assets embedded from `src/http/assets/`.
 //! - [`archive`]: the games recorded by the daemon, served read-only (`/api/games`).
+//! - [`health`]: what is up and what is down, for `/healthz`, `/readyz` and the pages.
 //! - [`metrics`]: the Prometheus registry (`prometheus-client`, explicit registry).
 //! - [`error`]: typed errors; a refused publish returns the unsent update.
 //!
@@ -60,6 +61,7 @@
 
 pub mod archive;
 pub mod error;
+pub mod health;
 pub mod http;
 pub mod hub;
 pub mod metrics;

@@ -54,7 +54,10 @@ async fn healthz_and_unknown_paths() {
     let (_hub, _a, app) = setup(HubOptions::default());
     let r = get(&app, "/healthz").await;
     assert_eq!(r.status(), StatusCode::OK);
-    assert_eq!(body_text(r).await, "ok");
+    let health: serde_json::Value = serde_json::from_str(&body_text(r).await).unwrap();
+    assert_eq!(health["status"], "ok");
+    let r = get(&app, "/readyz").await;
+    assert_eq!(r.status(), StatusCode::OK);
     let r = get(&app, "/no/such/path").await;
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
     assert!(body_text(r).await.contains("error"));

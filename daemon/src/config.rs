@@ -6,6 +6,11 @@
 //! column, the key (`board[1].driver`) and the reason, so an organiser can fix the file at
 //! the table. Unknown keys are refused too: a misspelt key silently ignored is a board that
 //! does not do what the organiser thinks.
+//!
+//! Relative paths in the file (`record.dir`, `http.arbiter_token_file`,
+//! `mqtt.password_file`, `mqtt.ca_file`, `board[].trace`) are taken from the directory of
+//! the configuration file, so the daemon finds the same files whatever its working
+//! directory (systemd starts services in `/`).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -523,7 +528,7 @@ impl Config {
                 clock: b.clock,
                 white_side: b.white_side,
                 orientation: b.orientation,
-                trace: b.trace.clone(),
+                trace: b.trace.as_deref().map(|p| relative_to(file, p)),
             });
         }
         boards.sort_by_key(|b| b.id);
@@ -559,8 +564,8 @@ impl Config {
                     url,
                     topic_prefix: m.topic_prefix.unwrap_or_else(|| "bughouse".into()),
                     username: m.username,
-                    password_file: m.password_file,
-                    ca_file: m.ca_file,
+                    password_file: m.password_file.as_deref().map(|p| relative_to(file, p)),
+                    ca_file: m.ca_file.as_deref().map(|p| relative_to(file, p)),
                     alerts_public: m.alerts_public,
                     embedded_listen,
                 })
@@ -576,7 +581,10 @@ impl Config {
                         "expected an address like 127.0.0.1:8080".into(),
                     )
                 })?,
-                arbiter_token_file: h.arbiter_token_file,
+                arbiter_token_file: h
+                    .arbiter_token_file
+                    .as_deref()
+                    .map(|p| relative_to(file, p)),
             }),
             None => None,
         };
@@ -596,12 +604,25 @@ impl Config {
             boards,
             mqtt,
             http,
-            record_dir: raw.record.map_or_else(|| PathBuf::from("games"), |r| r.dir),
+            record_dir: relative_to(
+                file,
+                &raw.record.map_or_else(|| PathBuf::from("games"), |r| r.dir),
+            ),
             stable_commit_ms: inference.stable_commit_ms.unwrap_or(1500),
             drop_tolerance_ms: inference.drop_tolerance_ms.unwrap_or(300),
             log_format: log.format,
             log_level: log.level.unwrap_or_else(|| "info".into()),
         })
+    }
+}
+
+/// `path` as written in the configuration `file`: a relative path is taken from the file's
+/// directory, not from wherever the daemon was started (under systemd that is `/`).
+#[must_use]
+pub fn relative_to(file: &Path, path: &Path) -> PathBuf {
+    match file.parent() {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_owned(),
     }
 }
 
@@ -712,6 +733,19 @@ dir = "games"
         assert_eq!(e.key.as_deref(), Some("mqtt.url"));
         let e = parse(&GOOD.replace("id = \"table-1\"", "id = \"../etc\"")).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("match.id"));
+    }
+
+    #[test]
+    fn relative_paths_are_taken_from_the_files_directory() {
+        let c = Config::parse(GOOD, Path::new("/etc/bugbridge/table.toml")).unwrap();
+        assert_eq!(c.record_dir, Path::new("/etc/bugbridge/games"));
+        assert_eq!(
+            c.http.unwrap().arbiter_token_file.as_deref(),
+            Some(Path::new("/etc/bugbridge/arbiter.token"))
+        );
+        let absolute = GOOD.replace("dir = \"games\"", "dir = \"/var/lib/bugbridge\"");
+        let c = Config::parse(&absolute, Path::new("/etc/bugbridge/table.toml")).unwrap();
+        assert_eq!(c.record_dir, Path::new("/var/lib/bugbridge"));
     }
 
     #[test]

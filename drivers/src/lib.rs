@@ -71,7 +71,7 @@ pub mod trace;
 mod cli;
 
 pub use cli::{
-    EmulateOptions, PortReport, emulate_file, known_usb_board, listen, ports, probe,
-    read_trace_file,
+    EmulateOptions, PORTS_HEADER, PortReport, emulate_file, known_usb_board, listen, ports, probe,
+    read_trace_file, stable_names,
 };
 pub use error::{DecodeError, DeviceFault, DriverError, SessionError};

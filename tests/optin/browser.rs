@@ -13,6 +13,8 @@
 //!   cable) and a result recorded through the page's form, which the daemon applies and
 //!   the public viewer shows; the same action without the token is refused and changes
 //!   nothing.
+//! * [`the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view`]: a broker
+//!   that cannot be reached shows as `MQTT down (refused)` in both pages' header.
 //!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
 //! Waits are on the page's own state (`window.bugbridge`), the emulators' status or the
@@ -427,4 +429,53 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
 
     browser.close().await;
     daemon.stop().await;
+}
+
+/// The text of the broker badge in the page's header once it says `expected`.
+async fn broker_badge(browser: &Browser, expected: &str) -> String {
+    let v = browser
+        .wait_for(
+            &format!("the header's broker badge to say {expected:?}"),
+            "const el = document.getElementById('broker');\
+             return el && !el.hidden && el.textContent.includes(arguments[0]) \
+                 ? el.textContent + ' | ' + el.title : null;",
+            vec![Value::from(expected)],
+        )
+        .await;
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view() {
+    let game = TestGame::demo_prefix(6);
+    let records = TempDir::new("browser-broker");
+    let secrets = TempDir::new("browser-broker-token");
+    let token = format!("broker-{}-token", std::process::id());
+    let token_file = secrets.path().join("arbiter.token");
+    std::fs::write(&token_file, format!("{token}\n")).expect("the token file");
+    // Nothing listens at the broker's address: the header says MQTT is down, and why.
+    let nowhere = format!("mqtt://127.0.0.1:{}", free_port());
+    let table = Table::start(&game, None);
+    let mut cfg = config(&table, Some(&nowhere), records.path());
+    cfg.http.as_mut().expect("HTTP is on").arbiter_token_file = Some(token_file);
+    let daemon = InProcess::start(cfg).await;
+    let addr = daemon.http();
+    let browser = Browser::start().await;
+
+    browser.goto(&format!("http://{addr}/match/{MATCH}")).await;
+    let badge = broker_badge(&browser, "MQTT down").await;
+    assert!(badge.contains("refused"), "{badge}");
+    assert!(badge.contains(&nowhere.replace("mqtt://", "")), "{badge}");
+
+    browser
+        .goto(&format!("http://{addr}/arbiter/{MATCH}?token={token}"))
+        .await;
+    let badge = broker_badge(&browser, "MQTT down").await;
+    assert!(badge.contains("refused"), "{badge}");
+    let png = browser.screenshot("browser-broker-down").await;
+    assert!(png.is_file());
+
+    browser.close().await;
+    daemon.stop().await;
+    drop(table);
 }

@@ -282,3 +282,48 @@ async fn mosquitto_over_tls_with_a_password_carries_the_match() {
         "the daemon did not log in as {USER}:\n{log}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mosquitto_refusing_the_password_is_said_and_reported_degraded() {
+    use bugbridge_broadcast::mqtt::{Problem, Publisher, PublisherOptions};
+    use bugbridge_broadcast::{Hub, HubOptions, Update};
+    // A wrong password for the TLS listener: mosquitto answers CONNACK "not authorised".
+    let broker = Mosquitto::start_secured();
+    let secured = broker.secured.as_ref().expect("secured");
+    let (hub, _actions) = Hub::new(HubOptions::default());
+    hub.publish("table-1", Update::default()).expect("publish");
+    let mut opts = PublisherOptions::from_url(&broker.url()).expect("the url");
+    opts.username = Some(USER.to_owned());
+    opts.password = Some("not-the-password".to_owned());
+    opts.ca_pem = Some(std::fs::read(&secured.ca).expect("the CA"));
+    opts.backoff_min = std::time::Duration::from_millis(20);
+    opts.backoff_max = std::time::Duration::from_millis(100);
+    let (mut handle, publisher) = Publisher::new(hub.clone(), opts).expect("the publisher");
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(publisher.run(async {
+        let _ = stop_rx.await;
+    }));
+    bugbridge_tests::within(
+        "mosquitto's refusal",
+        handle.wait_for(|s| s.problem == Some(Problem::NotAuthorised)),
+    )
+    .await;
+    let report = hub.health().report();
+    assert_eq!(report.status, "degraded");
+    let mqtt = report.mqtt.expect("the publisher's state");
+    assert_eq!(
+        mqtt.problem,
+        Some("not-authorised"),
+        "{mqtt:?}\n{}",
+        broker.log()
+    );
+    assert!(
+        mqtt.reason
+            .as_deref()
+            .is_some_and(|r| r.contains("user name or password")),
+        "{mqtt:?}\n{}",
+        broker.log()
+    );
+    let _ = stop_tx.send(());
+    task.await.expect("the publisher stops");
+}

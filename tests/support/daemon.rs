@@ -85,6 +85,7 @@ impl InProcess {
         let options = RunOptions {
             emulator_speed: 1.0,
             ready: Some(ready_tx),
+            ..RunOptions::default()
         };
         let task = tokio::spawn(app::run(config, options, async {
             let _ = stopped.await;

@@ -76,8 +76,29 @@ pub(crate) async fn metrics(State(app): State<AppState>) -> Response {
         .into_response()
 }
 
-pub(crate) async fn healthz() -> &'static str {
-    "ok"
+/// Liveness: 200 while the process serves, with what is up and down in the body
+/// ([`HealthReport`](crate::health::HealthReport): `status` is `ok` or `degraded`).
+pub(crate) async fn healthz(State(app): State<AppState>) -> Response {
+    no_store(Json(app.hub.health().report()).into_response())
+}
+
+/// Readiness: the same body, 503 while something configured (the MQTT broker) is down, so
+/// that a supervisor or a load balancer can tell.
+pub(crate) async fn readyz(State(app): State<AppState>) -> Response {
+    let report = app.hub.health().report();
+    let status = if report.is_ok() {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    no_store((status, Json(report)).into_response())
+}
+
+fn no_store(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 pub(crate) async fn not_found() -> Response {

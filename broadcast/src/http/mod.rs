@@ -18,7 +18,8 @@
 //! | `GET /api/games/{match}/{n}/bpgn` | its BPGN, `text/plain`, as an attachment `<match>-<n>.bpgn` |
 //! | `GET /games/{match}/{n}` | a page that steps through the recorded game |
 //! | `GET /metrics` | Prometheus text format |
-//! | `GET /healthz` | `ok` |
+//! | `GET /healthz` | liveness: 200, JSON [`HealthReport`](crate::health::HealthReport) (`status`: `ok` / `degraded`, what is `down`, the MQTT broker's state) |
+//! | `GET /readyz` | readiness: the same body; 503 while something configured is down |
 //!
 //! Errors are JSON `{"error": "..."}` with 400 (malformed body, naming what is wrong), 401
 //! (missing or wrong token: nothing is done), 404 (unknown match or path), 413 (body over
@@ -120,6 +121,7 @@ pub fn router(hub: Hub, opts: HttpOptions) -> Router {
         .route("/games/{match}/{n}", get(games::page))
         .route("/metrics", get(api::metrics))
         .route("/healthz", get(api::healthz))
+        .route("/readyz", get(api::readyz))
         .fallback(api::not_found)
         .with_state(state)
 }

@@ -44,6 +44,11 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("assets/game.js"),
     ),
     (
+        "health.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/health.js"),
+    ),
+    (
         "arbiter.js",
         "text/javascript; charset=utf-8",
         include_str!("assets/arbiter.js"),

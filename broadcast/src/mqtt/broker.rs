@@ -21,8 +21,9 @@ pub struct EmbeddedBroker {
 impl EmbeddedBroker {
     /// Starts a broker listening on `listen` (port 0: a free port is chosen).
     ///
-    /// The listener is bound on the broker's own thread shortly after this returns; clients
-    /// that connect earlier are refused and retry (the publisher backs off and retries).
+    /// The listener is bound on the broker's own thread; this waits (up to two seconds) until
+    /// it accepts connections, so that the publisher's first attempt is not refused (and
+    /// logged as a failure).
     ///
     /// # Errors
     ///
@@ -71,6 +72,7 @@ impl EmbeddedBroker {
                 }
             })
             .map_err(|e| fail(e.to_string()))?;
+        wait_listening(addr);
         tracing::info!(%addr, "embedded MQTT broker started");
         Ok(EmbeddedBroker { addr })
     }
@@ -79,5 +81,27 @@ impl EmbeddedBroker {
     #[must_use]
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+}
+
+/// Waits until something accepts connections at `addr`, for up to two seconds.
+fn wait_listening(addr: SocketAddr) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let target = match addr.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), addr.port())
+        }
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), addr.port())
+        }
+        _ => addr,
+    };
+    while std::time::Instant::now() < deadline {
+        if std::net::TcpStream::connect_timeout(&target, std::time::Duration::from_millis(100))
+            .is_ok()
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
     }
 }

@@ -8,11 +8,13 @@
 
 #[cfg(feature = "embedded-broker")]
 pub mod broker;
+pub mod failure;
 pub mod options;
 mod poller;
 pub mod publisher;
 
 #[cfg(feature = "embedded-broker")]
 pub use broker::EmbeddedBroker;
+pub use failure::Problem;
 pub use options::{BrokerUrl, PublisherOptions};
 pub use publisher::{MqttStatus, Publisher, PublisherHandle, PublisherLoop};

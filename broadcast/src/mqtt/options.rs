@@ -158,7 +158,12 @@ impl PublisherOptions {
     }
 
     /// Checks the topic prefix.
-    pub(crate) fn validate(&self) -> Result<(), MqttOptionsError> {
+    ///
+    /// # Errors
+    ///
+    /// [`MqttOptionsError::BadPrefix`] for an empty prefix, wildcards or a leading or
+    /// trailing `/`.
+    pub fn validate(&self) -> Result<(), MqttOptionsError> {
         let p = &self.topic_prefix;
         if p.is_empty() || p.contains(['+', '#', '\0']) || p.starts_with('/') || p.ends_with('/') {
             return Err(MqttOptionsError::BadPrefix(p.clone()));

@@ -1,5 +1,10 @@
 //! The poller task: owns the `rumqttc::EventLoop`, polls it, reconnects with a capped
 //! exponential back-off, and tells the feeder (see [`super::publisher`]) what happened.
+//!
+//! Failures are said in the log at WARN on the first one and whenever their kind changes
+//! (refused, not authorised, TLS, DNS...), with the reason in words; the same failure
+//! repeated every few seconds is a debug line. The state also goes to the hub's
+//! [`Health`](crate::health::Health) for `/healthz`, `/readyz` and the pages' header.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -7,7 +12,9 @@ use std::time::Duration;
 use rumqttc::{Event, EventLoop, Outgoing, Packet};
 use tokio::sync::{mpsc, watch};
 
+use super::failure::{Problem, classify};
 use super::publisher::MqttStatus;
+use crate::health::MqttHealth;
 use crate::hub::Hub;
 
 /// Shared by poller and feeder: requests are handed to the client only while `up`, and
@@ -35,10 +42,24 @@ pub(super) async fn poll(
     status: watch::Sender<MqttStatus>,
     hub: Hub,
     (min, max): (Duration, Duration),
+    broker: String,
 ) {
     let metrics = hub.metrics();
     let mut delay = min;
     let mut epoch = 0;
+    // The last failure said in the log: the same failure again is only a debug line, a new
+    // kind of failure (or a recovery) is said again.
+    let mut said: Option<Problem> = None;
+    let mut failures = 0u64;
+    let health = |connected: bool, problem: Option<(Problem, String)>, failures: u64| {
+        hub.health().set_mqtt(MqttHealth {
+            broker: broker.clone(),
+            connected,
+            problem: problem.as_ref().map(|(p, _)| p.code()),
+            reason: problem.map(|(_, r)| r),
+            failures,
+        });
+    };
     loop {
         match eventloop.poll().await {
             Ok(Event::Incoming(Packet::ConnAck(_))) => {
@@ -51,11 +72,20 @@ pub(super) async fn poll(
                 delay = min;
                 metrics.mqtt_connected.set(1);
                 metrics.mqtt_connections.inc();
+                // Health and log first: whoever waits on the status then finds both.
+                health(true, None, 0);
+                if said.take().is_some() {
+                    tracing::info!(epoch, %broker, failures, "MQTT connected again");
+                } else {
+                    tracing::info!(epoch, %broker, "MQTT connected");
+                }
+                failures = 0;
                 status.send_modify(|s| {
                     s.connected = true;
                     s.connections += 1;
+                    s.problem = None;
+                    s.failures = 0;
                 });
-                tracing::info!(epoch, "MQTT connected");
                 if notes.send(Note::Up).is_err() {
                     return;
                 }
@@ -72,6 +102,13 @@ pub(super) async fn poll(
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 gate.lock().unwrap_or_else(|e| e.into_inner()).up = false;
                 metrics.mqtt_connected.set(0);
+                hub.health().set_mqtt(MqttHealth {
+                    broker: broker.clone(),
+                    connected: false,
+                    problem: Some("stopped"),
+                    reason: Some("the daemon is stopping".to_owned()),
+                    failures: 0,
+                });
                 status.send_modify(|s| s.connected = false);
                 let _ = notes.send(Note::Down);
                 return;
@@ -85,15 +122,25 @@ pub(super) async fn poll(
                 // Requests queued after the failure belong to no connection: drop them (the
                 // feeder re-sends from the last acknowledged event on the next ConnAck).
                 eventloop.clean();
+                let (problem, reason) = classify(&e, was_up);
+                failures += 1;
+                health(false, Some((problem, reason.clone())), failures);
                 if was_up {
-                    tracing::warn!(error = %e, "MQTT connection lost");
+                    tracing::warn!(%broker, problem = problem.code(), "MQTT connection lost: {reason}");
                     metrics.mqtt_connected.set(0);
-                    status.send_modify(|s| s.connected = false);
-                    if notes.send(Note::Down).is_err() {
-                        return;
-                    }
+                } else if said != Some(problem) {
+                    tracing::warn!(%broker, problem = problem.code(), "MQTT cannot connect: {reason}; retrying");
                 } else {
-                    tracing::debug!(error = %e, ?delay, "MQTT connect failed");
+                    tracing::debug!(error = %e, ?delay, failures, "MQTT connect failed again");
+                }
+                said = Some(problem);
+                status.send_modify(|s| {
+                    s.connected = false;
+                    s.problem = Some(problem);
+                    s.failures = failures;
+                });
+                if was_up && notes.send(Note::Down).is_err() {
+                    return;
                 }
                 tokio::time::sleep(delay).await;
                 delay = (delay * 2).min(max);

@@ -41,6 +41,10 @@ pub struct MqttStatus {
     pub connected: bool,
     /// How many `ConnAck`s were received so far.
     pub connections: u64,
+    /// Why the connection is down (the last failure), `None` while up.
+    pub problem: Option<super::Problem>,
+    /// Failed connection attempts since the last successful one.
+    pub failures: u64,
 }
 
 /// A cheap handle on a running publisher.
@@ -83,6 +87,7 @@ pub struct PublisherLoop {
     status: watch::Sender<MqttStatus>,
     backoff: (Duration, Duration),
     will_match: Option<String>,
+    broker: String,
 }
 
 impl std::fmt::Debug for PublisherLoop {
@@ -118,6 +123,11 @@ impl Publisher {
                 broker = Some(addr);
                 (addr.ip().to_string(), addr.port(), false)
             }
+        };
+        let broker_name = match (&opts.url, tls) {
+            (BrokerUrl::Embedded, _) => format!("embedded {host}:{port}"),
+            (_, true) => format!("mqtts://{host}:{port}"),
+            (_, false) => format!("mqtt://{host}:{port}"),
         };
         let mut mqtt = MqttOptions::new(opts.client_id.clone(), host, port);
         mqtt.set_keep_alive(opts.keep_alive.max(Duration::from_secs(1)))
@@ -169,6 +179,7 @@ impl Publisher {
                 status,
                 backoff: (opts.backoff_min, opts.backoff_max),
                 will_match,
+                broker: broker_name,
             },
         ))
     }
@@ -384,7 +395,15 @@ impl PublisherLoop {
             status,
             backoff,
             will_match: _,
+            broker,
         } = self;
+        hub.health().set_mqtt(crate::health::MqttHealth {
+            broker: broker.clone(),
+            connected: false,
+            problem: Some("starting"),
+            reason: Some("not connected yet".to_owned()),
+            failures: 0,
+        });
         let gate = Arc::new(Mutex::new(Gate::default()));
         let (notes_tx, mut notes_rx) = mpsc::unbounded_channel();
         let poller = tokio::spawn(poll(
@@ -394,6 +413,7 @@ impl PublisherLoop {
             status,
             hub.clone(),
             backoff,
+            broker,
         ));
         let mut generation = hub.generation_rx();
         let mut feeder = Feeder {

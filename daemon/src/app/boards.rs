@@ -41,6 +41,22 @@ impl Boards {
         }
     }
 
+    /// Completes once every emulated board has played its whole trace; never when there
+    /// is none (real boards never finish).
+    pub(crate) fn all_played(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut watches: Vec<_> = self.emulators.iter().map(EmulatorHandle::watch).collect();
+        async move {
+            if watches.is_empty() {
+                return std::future::pending().await;
+            }
+            for w in &mut watches {
+                // Cancel-safe: a watch keeps the latest status. An emulator that stopped
+                // has played all it will.
+                let _ = w.wait_for(|s| s.played >= s.total).await;
+            }
+        }
+    }
+
     /// Stops every session and emulator (blocking joins run off the async threads).
     pub(crate) async fn stop(self) {
         let Boards {

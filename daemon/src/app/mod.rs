@@ -7,6 +7,7 @@
 
 pub mod archive;
 mod boards;
+mod preflight;
 mod table;
 pub mod time;
 
@@ -15,8 +16,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use bugbridge_broadcast::http::{ArbiterToken, HttpOptions};
-use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
+use bugbridge_broadcast::http::HttpOptions;
+use bugbridge_broadcast::mqtt::Publisher;
 use bugbridge_broadcast::{Hub, HubOptions};
 use tokio::sync::watch;
 use tracing::{error, info};
@@ -82,6 +83,11 @@ pub struct RunOptions {
     pub emulator_speed: f64,
     /// Told the reachable addresses once everything listens.
     pub ready: Option<tokio::sync::oneshot::Sender<Endpoints>>,
+    /// The configuration file, named in the errors about its keys.
+    pub config_file: Option<std::path::PathBuf>,
+    /// Stop on its own once every emulated board has played its whole trace (the demo's
+    /// `--loops`); boards on real devices never finish.
+    pub stop_when_played: bool,
 }
 
 impl Default for RunOptions {
@@ -89,14 +95,10 @@ impl Default for RunOptions {
         RunOptions {
             emulator_speed: 1.0,
             ready: None,
+            config_file: None,
+            stop_when_played: false,
         }
     }
-}
-
-fn read_secret(path: &std::path::Path, what: &str) -> Result<String, AppError> {
-    std::fs::read_to_string(path)
-        .map(|s| s.trim().to_owned())
-        .map_err(|e| AppError::Config(format!("{what} {}: {e}", path.display())))
 }
 
 /// Runs the daemon until `shutdown` completes.
@@ -126,28 +128,13 @@ pub async fn run(
     let mut endpoints = Endpoints::default();
     let mut tasks = Vec::new();
 
+    // Everything that can be refused is checked before the journal is opened.
+    let prepared = preflight::check(&config, options.config_file.as_deref())?;
+
     // The table first: recovering a journal publishes the state the broker and viewers need.
     let mut table = Table::open(&config, Some(hub.clone()))?;
 
-    if let Some(mqtt) = &config.mqtt {
-        let mut opts =
-            PublisherOptions::from_url(&mqtt.url).map_err(|e| AppError::Mqtt(e.to_string()))?;
-        opts.topic_prefix.clone_from(&mqtt.topic_prefix);
-        opts.embedded_listen = mqtt.embedded_listen;
-        opts.will_match = Some(config.match_id.clone());
-        opts.client_id = format!("bugbridge-{}", config.match_id);
-        if let Some(user) = &mqtt.username {
-            opts.username = Some(user.clone());
-        }
-        if let Some(path) = &mqtt.password_file {
-            opts.password = Some(read_secret(path, "mqtt password file")?);
-        }
-        if let Some(path) = &mqtt.ca_file {
-            opts.ca_pem =
-                Some(std::fs::read(path).map_err(|e| {
-                    AppError::Config(format!("mqtt ca_file {}: {e}", path.display()))
-                })?);
-        }
+    if let Some(opts) = prepared.mqtt {
         let (publisher, publisher_loop) =
             Publisher::new(hub.clone(), opts).map_err(|e| AppError::Mqtt(e.to_string()))?;
         endpoints.mqtt_broker = publisher.embedded_broker();
@@ -158,21 +145,13 @@ pub async fn run(
         }));
     }
 
-    if let Some(http) = &config.http {
-        let arbiter_token = match &http.arbiter_token_file {
-            Some(path) => Some(
-                ArbiterToken::new(&read_secret(path, "arbiter token file")?).ok_or_else(|| {
-                    AppError::Config(format!("arbiter token file {}: empty", path.display()))
-                })?,
-            ),
-            None => None,
-        };
-        let listener = tokio::net::TcpListener::bind(http.listen)
-            .await
-            .map_err(|e| AppError::Http(format!("{}: {e}", http.listen)))?;
-        endpoints.http = listener.local_addr().ok();
+    if let Some(listener) = prepared.http {
+        let addr = listener.local_addr().ok();
+        let listener = tokio::net::TcpListener::from_std(listener)
+            .map_err(|e| AppError::Http(e.to_string()))?;
+        endpoints.http = addr;
         let opts = HttpOptions {
-            arbiter_token,
+            arbiter_token: prepared.arbiter_token,
             ..HttpOptions::default()
         };
         let hub = hub.clone();
@@ -200,10 +179,24 @@ pub async fn run(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
+    let played = boards.all_played();
+    let stop_when_played = options.stop_when_played;
+    let played = async move {
+        if !stop_when_played {
+            return std::future::pending().await;
+        }
+        played.await;
+        // The last events are still on their way through the ptys and the sessions.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        info!("every emulated board has played its trace");
+    };
+    tokio::pin!(played);
     loop {
         let decided = tokio::select! {
             // Cancel-safe: a future that does not complete is dropped without effect.
             () = &mut shutdown => break,
+            // Cancel-safe: pinned and polled again only if another branch won.
+            () = &mut played => break,
             // Cancel-safe: `recv` loses no event when another branch wins.
             ev = events.recv() => match ev {
                 Some(ev) => table.on_sensor(ev.at, ev.event),

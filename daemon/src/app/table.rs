@@ -338,7 +338,9 @@ impl Table {
                     bpgn_changed = true;
                 }
                 Inference::Correction(_) | Inference::End { .. } => bpgn_changed = true,
-                Inference::Alert(a) => warn!(code = a.code.code(), detail = %a.detail, "alert"),
+                // An alert is the arbiter's business (MQTT, the arbiter view), not a fault
+                // of the daemon: logged, but not as a warning.
+                Inference::Alert(a) => info!(code = a.code.code(), detail = %a.detail, "alert"),
                 Inference::NewGame { .. } => rotate = true,
             }
         }
@@ -883,5 +885,4 @@ mod tests {
         assert_eq!(games[0].bpgn, "/api/games/t/1/bpgn");
         std::fs::remove_dir_all(&dir).unwrap();
     }
-
 }

@@ -3,8 +3,9 @@
 //! recorder, an embedded MQTT broker and the viewer; the game starts again when it ends.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bugbridge_drivers::trace::{
     BoardId as WireBoard, Placement, TraceEvent, TraceLine, TraceWriter,
@@ -19,6 +20,8 @@ use crate::config::{
 use crate::rules::notation::bpgn::parse_bpgn;
 use crate::rules::{BoardId, RulesetName};
 use crate::sensor;
+
+use super::showcase::{Showcase, flag_time, showcase};
 use crate::simulate::{Profile, simulate};
 
 /// The game the demo plays unless told otherwise (see `daemon/data/demo/SOURCE.md`).
@@ -49,21 +52,32 @@ pub struct DemoArgs {
     /// both boards are set up again).
     #[arg(long, default_value_t = 20)]
     pub loops: u32,
-    /// Where recordings go (default: a fresh temporary directory).
+    /// Where recordings go (default: a fresh temporary directory, removed at the end).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// Play the game exactly as recorded. By default it is cut late in the game, where a
+    /// player completes an illegal move and his opponent then lets the flag fall, so that
+    /// the arbiter view shows its alerts.
+    #[arg(long)]
+    pub as_played: bool,
 }
 
 /// Seconds between the end of a game and the boards being set up again.
 const PAUSE_MS: u64 = 8_000;
 
-/// The demo's trace: the game `loops` times, the boards set up again in between.
+/// The demo's trace, its BPGN tags, and the arbiter showcase played, if any.
+type DemoTrace = (Vec<TraceLine>, BTreeMap<String, String>, Option<Showcase>);
+
+/// The demo's trace: the game `loops` times, the boards set up again in between. With
+/// `arbiter`, the game is cut late and ends with an illegal move and a flag fall (see
+/// [`super::showcase`]); what was done is returned for the banner.
 fn demo_trace(
     text: &str,
     profile: Profile,
     seed: u64,
     loops: u32,
-) -> Result<(Vec<TraceLine>, BTreeMap<String, String>), String> {
+    arbiter: bool,
+) -> Result<DemoTrace, String> {
     let games = parse_bpgn(text).map_err(|e| {
         format!(
             "line {}, column {}: expected {}",
@@ -72,6 +86,10 @@ fn demo_trace(
     })?;
     let game = games.first().ok_or("the file holds no game")?;
     let sim = super::simulate::sim_game(game, RulesetName::Fide)?;
+    let (sim, shown) = match arbiter.then(|| showcase(&sim)).flatten() {
+        Some((cut, info)) => (cut, Some(info)),
+        None => (sim, None),
+    };
     let mut tags: BTreeMap<String, String> = game
         .tags
         .iter()
@@ -83,27 +101,47 @@ fn demo_trace(
         })
         .cloned()
         .collect();
+    let label = match &shown {
+        Some(info) => format!(" ({})", info.label()),
+        None => String::new(),
+    };
     tags.insert(
         "Event".into(),
         format!(
-            "bugbridge demo: {}",
+            "bugbridge demo: {}{label}",
             tags.get("Event").cloned().unwrap_or_default()
         ),
     );
     let base = sim.base_seconds;
     let mut lines = Vec::new();
     let mut offset = 0u64;
-    for i in 0..loops.max(1) {
+    let loops = loops.max(1);
+    for i in 0..loops {
         let events = simulate(&sim, profile, seed.wrapping_add(u64::from(i)));
-        let mut last = 0;
-        for (t, ev) in events {
-            last = t;
-            lines.push(TraceLine {
-                t: offset + t,
+        let mut game_lines: Vec<TraceLine> = events
+            .into_iter()
+            .map(|(t, ev)| TraceLine {
+                t,
                 event: sensor::encode(&ev),
+            })
+            .collect();
+        let mut last = game_lines.last().map_or(0, |l| l.t);
+        if let Some(info) = &shown {
+            // Nobody moves after the illegal move: the opponent's clock runs out.
+            let (flag, extra) = flag_time(&game_lines, info, |b| match b {
+                BoardId::A => WireBoard::A,
+                BoardId::B => WireBoard::B,
             });
+            game_lines.extend(extra);
+            game_lines.sort_by_key(|l| l.t);
+            last = last.max(flag + FLAG_SHOWN_MS);
         }
-        // The game is over: clocks stopped, then both boards set up again.
+        lines.extend(game_lines.into_iter().map(|l| TraceLine {
+            t: offset + l.t,
+            event: l.event,
+        }));
+        // The game is over: clocks stopped, then both boards set up again (not after the
+        // last loop: that would start a game nobody plays).
         let end = offset + last + PAUSE_MS / 2;
         for b in [WireBoard::A, WireBoard::B] {
             lines.push(TraceLine {
@@ -115,23 +153,61 @@ fn demo_trace(
                     running: None,
                 },
             });
-            lines.push(TraceLine {
-                t: end,
-                event: TraceEvent::Board {
-                    board: b,
-                    placement: Placement::start(),
-                },
-            });
+            if i + 1 < loops {
+                lines.push(TraceLine {
+                    t: end,
+                    event: TraceEvent::Board {
+                        board: b,
+                        placement: Placement::start(),
+                    },
+                });
+            }
         }
         offset = offset + last + PAUSE_MS;
     }
-    Ok((lines, tags))
+    Ok((lines, tags, shown))
+}
+
+/// How long the fallen flag stays on the clock before the game is cleared away.
+const FLAG_SHOWN_MS: u64 = 3_000;
+
+/// The demo's own temporary directory, removed when the demo ends (however it ends).
+#[derive(Debug)]
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Writes the arbiter token readable by its owner only: it opens the arbiter view.
+fn write_token(path: &Path, token: &str) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path)?;
+    #[cfg(unix)]
+    {
+        // An existing file keeps its mode through `open`: set it.
+        use std::os::unix::fs::PermissionsExt;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    f.write_all(token.as_bytes())
 }
 
 pub(super) fn run(args: DemoArgs) -> u8 {
     super::init_logging("warn,bugbridge=info", false);
     if !(args.speed.is_finite() && args.speed > 0.0) {
         eprintln!("demo: --speed must be a positive number");
+        return 2;
+    }
+    if args.loops == 0 {
+        eprintln!("demo: --loops must be at least 1");
         return 2;
     }
     let profile: Profile = match args.noise.parse() {
@@ -141,29 +217,40 @@ pub(super) fn run(args: DemoArgs) -> u8 {
             return 2;
         }
     };
-    let text = match &args.game {
+    let (text, source) = match &args.game {
         Some(path) => match std::fs::read(path) {
-            Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+            Ok(b) => (
+                String::from_utf8_lossy(&b).into_owned(),
+                path.display().to_string(),
+            ),
             Err(e) => {
-                eprintln!("{}: cannot read: {e}", path.display());
+                eprintln!("demo: {}: cannot read: {e}", path.display());
                 return 2;
             }
         },
-        None => DEMO_GAME.to_owned(),
+        None => (DEMO_GAME.to_owned(), "the built-in game".to_owned()),
     };
-    let (trace, tags) = match demo_trace(&text, profile, args.seed, args.loops) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("demo: {e}");
-            return 1;
+    let (trace, tags, shown) =
+        match demo_trace(&text, profile, args.seed, args.loops, !args.as_played) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("demo: {source}: {e}");
+                return 1;
+            }
+        };
+    let (dir, _cleanup) = match &args.dir {
+        Some(dir) => (dir.clone(), None),
+        None => {
+            let dir = std::env::temp_dir().join(format!("bugbridge-demo-{}", std::process::id()));
+            (dir.clone(), Some(TempDir(dir)))
         }
     };
-    let dir = args.dir.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("bugbridge-demo-{}", std::process::id()))
-    });
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("{}: {e}", dir.display());
-        return 3;
+        eprintln!(
+            "demo: --dir {}: cannot create the directory: {e}",
+            dir.display()
+        );
+        return 2;
     }
     let trace_path = dir.join("demo.trace.jsonl");
     let token = format!(
@@ -179,9 +266,9 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         }
         w.flush()
     });
-    if let Err(e) = written.and_then(|()| std::fs::write(&token_path, &token)) {
-        eprintln!("{}: {e}", dir.display());
-        return 3;
+    if let Err(e) = written.and_then(|()| write_token(&token_path, &token)) {
+        eprintln!("demo: --dir {}: not writable: {e}", dir.display());
+        return 2;
     }
     let board = |id| BoardConfig {
         id,
@@ -222,7 +309,12 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     let options = RunOptions {
         emulator_speed: args.speed,
         ready: Some(ready_tx),
+        stop_when_played: true,
+        ..RunOptions::default()
     };
+    let loops = args.loops;
+    let kept = args.dir.is_some();
+    let records = dir.join("games");
     super::runtime(async move {
         let banner = async move {
             if let Ok(ep) = ready_rx.await {
@@ -237,8 +329,19 @@ pub(super) fn run(args: DemoArgs) -> u8 {
                 if let Some(mqtt) = ep.mqtt_broker {
                     println!("  MQTT     mqtt://{mqtt}  (topics bughouse/demo/#)");
                 }
-                println!("  records  {}", dir.join("games").display());
-                println!("Ctrl-C stops it.");
+                if kept {
+                    println!("  records  {}", records.display());
+                } else {
+                    println!(
+                        "  records  {}  (removed when the demo ends; --dir keeps them)",
+                        records.display()
+                    );
+                }
+                if let Some(info) = &shown {
+                    println!("  {}", info.describe());
+                    println!("           (--as-played plays the game as recorded)");
+                }
+                println!("The game is played {loops} time(s); Ctrl-C stops it sooner.");
             }
         };
         let (result, ()) = tokio::join!(

@@ -7,7 +7,7 @@ use std::time::Duration;
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig};
 use bugbridge_drivers::trace::BoardId;
-use bugbridge_drivers::{DriverError, EmulateOptions, emulate_file, listen, ports};
+use bugbridge_drivers::{DriverError, EmulateOptions, PORTS_HEADER, emulate_file, listen, ports};
 use clap::{Args, ValueEnum};
 
 /// A board protocol on the command line.
@@ -111,6 +111,8 @@ fn status(e: &DriverError) -> u8 {
 }
 
 pub(super) fn run_listen(args: ListenArgs) -> u8 {
+    // Why the port cannot be used, and what the board says, go to stderr; RUST_LOG works.
+    super::logging::init_plain_logging("info");
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
     super::runtime(async move {
@@ -128,8 +130,13 @@ pub(super) fn run_listen(args: ListenArgs) -> u8 {
 pub(super) fn run_ports(args: PortsArgs) -> u8 {
     let reports = ports(args.probe.then_some(Duration::from_millis(500)));
     if reports.is_empty() {
-        eprintln!("no serial ports found");
+        eprintln!(
+            "no serial ports found: is the board plugged in and switched on? (`dmesg` shows \
+             what the kernel saw when it was plugged)"
+        );
+        return 0;
     }
+    println!("{PORTS_HEADER}");
     for p in reports {
         println!("{p}");
     }
@@ -137,6 +144,7 @@ pub(super) fn run_ports(args: PortsArgs) -> u8 {
 }
 
 pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
+    super::logging::init_plain_logging("warn");
     let mut opts = EmulateOptions::new(args.driver.kind(), args.trace);
     opts.board = args.board;
     opts.speed = args.speed;

@@ -6,15 +6,20 @@
 
 pub mod check;
 pub mod demo;
+pub mod docs;
 pub mod hardware;
+pub mod logging;
 pub mod replay;
 pub mod run;
+mod showcase;
 mod signals;
 pub mod simulate;
 
 use std::future::Future;
 
 use clap::{Parser, Subcommand};
+
+use logging::init_logging;
 
 /// Over-the-board bughouse: two e-boards and their clocks to live BPGN/BFEN, MQTT and a live
 /// viewer.
@@ -45,6 +50,10 @@ pub enum Command {
     Listen(hardware::ListenArgs),
     /// An emulated board on a pseudo-terminal playing a trace; prints the device path.
     Emulate(hardware::EmulateArgs),
+    /// Shell completions for bash, zsh, fish, elvish or powershell, on stdout.
+    Completions(docs::CompletionsArgs),
+    /// The manual page (roff) of bugbridge or of one subcommand, on stdout.
+    Man(docs::ManArgs),
 }
 
 impl Cli {
@@ -59,6 +68,8 @@ impl Cli {
             Command::Ports(args) => hardware::run_ports(args),
             Command::Listen(args) => hardware::run_listen(args),
             Command::Emulate(args) => hardware::run_emulate(args),
+            Command::Completions(args) => docs::run_completions(args),
+            Command::Man(args) => docs::run_man(args),
         }
     }
 }
@@ -75,18 +86,4 @@ fn runtime(fut: impl Future<Output = u8>) -> u8 {
             3
         }
     }
-}
-
-/// Structured logs on stderr: human-readable, or JSON lines; `RUST_LOG` overrides `level`.
-fn init_logging(level: &str, json: bool) {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().try_init()
-    } else {
-        builder.try_init()
-    };
 }

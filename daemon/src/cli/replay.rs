@@ -142,6 +142,11 @@ pub(super) fn run(args: ReplayArgs) -> u8 {
             return 2;
         }
     };
+    if sensor_lines(&text) == 0 {
+        // Nothing to re-infer: an empty BPGN with exit 0 would pass for a game.
+        eprintln!("{file}: the trace holds no sensor events: nothing to replay, no BPGN written");
+        return 1;
+    }
     let replayed = match replay_text(&text, args.ruleset) {
         Ok(r) => r,
         Err(e) => {
@@ -174,6 +179,13 @@ pub(super) fn run(args: ReplayArgs) -> u8 {
             return 3;
         }
     }
+    if !replayed
+        .decisions
+        .iter()
+        .any(|d| matches!(d, Inference::Move { .. }))
+    {
+        eprintln!("{file}: no move was recognised in the trace; the BPGN has no moves");
+    }
     let mut out = std::io::stdout().lock();
     for (i, bpgn) in replayed.game.all_bpgn().iter().enumerate() {
         if i > 0 && writeln!(out).is_err() {
@@ -187,4 +199,17 @@ pub(super) fn run(args: ReplayArgs) -> u8 {
         return 3;
     }
     0
+}
+
+/// How many lines of `text` are sensor events (not blank, not `meta`). Lines that are not
+/// JSON count: `replay_text` reports them with their line number.
+fn sensor_lines(text: &str) -> usize {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter(|l| {
+            serde_json::from_str::<serde_json::Value>(l).map_or(true, |v| {
+                v.get("ev").and_then(|e| e.as_str()) != Some("meta")
+            })
+        })
+        .count()
 }

@@ -29,7 +29,11 @@ pub(super) fn run(args: RunArgs) -> u8 {
     let json = args.json_logs || config.log_format == crate::config::LogFormat::Json;
     super::init_logging(&config.log_level, json);
     super::runtime(async move {
-        match app::run(config, RunOptions::default(), super::signals::terminated()).await {
+        let options = RunOptions {
+            config_file: Some(args.config.clone()),
+            ..RunOptions::default()
+        };
+        match app::run(config, options, super::signals::terminated()).await {
             Ok(()) => 0,
             Err(e) => {
                 eprintln!("{e}");

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use bugbridge_drivers::trace::{TraceEvent, TraceLine, TraceWriter};
 use clap::Args;
 
-use crate::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay};
+use crate::rules::notation::bpgn::{BpgnGame, ReplayStop, parse_bpgn, replay};
 use crate::rules::{BughouseGame, RulesetName};
 use crate::sensor;
 use crate::simulate::{Profile, SimGame, SimMove, simulate};
@@ -47,6 +47,20 @@ fn parse_profile(s: &str) -> Result<Profile, String> {
 ///
 /// A message when the `FEN` setup cannot be read.
 pub fn sim_game(game: &BpgnGame, ruleset: RulesetName) -> Result<SimGame, String> {
+    sim_game_to_stop(game, ruleset).map(|(sim, _)| sim)
+}
+
+/// [`sim_game`], and where the game stopped being playable, if it did: the illegal move
+/// (simulated, as it was played) or the move that names no possible move (not simulated).
+/// The moves after it are not in the [`SimGame`].
+///
+/// # Errors
+///
+/// A message when the `FEN` setup cannot be read.
+pub fn sim_game_to_stop(
+    game: &BpgnGame,
+    ruleset: RulesetName,
+) -> Result<(SimGame, Option<ReplayStop>), String> {
     let rules = ruleset.ruleset();
     let start = game
         .start_positions(rules)
@@ -78,11 +92,12 @@ pub fn sim_game(game: &BpgnGame, ruleset: RulesetName) -> Result<SimGame, String
             }
         })
         .collect();
-    Ok(SimGame {
+    let sim = SimGame {
         start: BughouseGame::from_positions(start.a.position, start.b.position, rules),
         moves,
         base_seconds: base,
-    })
+    };
+    Ok((sim, replayed.stop))
 }
 
 pub(super) fn run(args: SimulateArgs) -> u8 {
@@ -112,13 +127,14 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
         );
         return 2;
     };
-    let sim = match sim_game(game, args.ruleset) {
+    let (sim, stop) = match sim_game_to_stop(game, args.ruleset) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{file} #{}: {e}", args.game);
             return 1;
         }
     };
+    let total = game.moves.len();
     let mut tags: BTreeMap<String, String> = BTreeMap::new();
     for (k, v) in &game.tags {
         // The start position travels in `meta`'s `setup`, the result is the trace's to say.
@@ -147,5 +163,26 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
             .is_ok();
     }
     ok &= w.flush().is_ok();
-    if ok { 0 } else { 3 }
+    if !ok {
+        return 3;
+    }
+    match stop {
+        // The trace is written up to where the game stopped being playable: a truncated
+        // game is said, and is not a success.
+        Some(stop) => {
+            let how = match &stop {
+                ReplayStop::Illegal { .. } => "the illegal move is in the trace, as played",
+                ReplayStop::Unresolved { .. } | ReplayStop::Repeated { .. } => {
+                    "that move is not in the trace"
+                }
+            };
+            eprintln!(
+                "{file} #{}: stopped at {stop} ({how}); the trace holds {} of the {total} moves",
+                args.game,
+                sim.moves.len()
+            );
+            1
+        }
+        None => 0,
+    }
 }

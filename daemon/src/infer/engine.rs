@@ -256,6 +256,12 @@ impl Inferrer {
             track.awaiting_snapshot = true;
             return;
         }
+        if !track.oriented {
+            // The board never answered (wrong port, unplugged from the start): no
+            // connection was lost and nothing it showed is in doubt. The driver's log says
+            // why it cannot be used.
+            return;
+        }
         track.awaiting_snapshot = true;
         out.push(Inference::Alert(Alert {
             t,

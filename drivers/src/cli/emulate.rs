@@ -83,6 +83,16 @@ pub async fn emulate_file<W: Write>(
         }
         None => Pace::Asap,
     };
+    if let Some(link) = &opts.link
+        && let Some(dir) = link.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(DriverError::Config(format!(
+            "--link {}: the directory {} does not exist",
+            link.display(),
+            dir.display()
+        )));
+    }
     config.link_path = opts.link;
     config.rotated = opts.rotated;
     config.white_side = opts.white_side;

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -25,6 +25,48 @@ pub struct PortReport {
     pub board: Option<&'static str>,
     /// What answered a probe, when probing was asked for.
     pub probed: Option<DriverKind>,
+    /// The stable names udev gives the device: `/dev/serial/by-id/…` (the USB serial
+    /// number: follows the board from socket to socket) and `/dev/serial/by-path/…` (the
+    /// USB socket: stays with the socket, tells two identical boards apart).
+    pub stable_names: Vec<PathBuf>,
+}
+
+/// The header line printed above the [`PortReport`] lines (tab-separated like them).
+pub const PORTS_HEADER: &str = "device\tkind\tusb id\tdescription\tboard\tstable names";
+
+/// The symlinks under `dirs` (normally `/dev/serial/by-id` and `/dev/serial/by-path`)
+/// that resolve to `device`, sorted.
+#[must_use]
+pub(crate) fn stable_names_in(dirs: &[&Path], device: &Path) -> Vec<PathBuf> {
+    let Ok(target) = std::fs::canonicalize(device) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if std::fs::canonicalize(&path).is_ok_and(|t| t == target) {
+                names.push(path);
+            }
+        }
+    }
+    names.sort();
+    names
+}
+
+/// The udev names of `device` under `/dev/serial/by-id` and `/dev/serial/by-path`.
+#[must_use]
+pub fn stable_names(device: &Path) -> Vec<PathBuf> {
+    stable_names_in(
+        &[
+            Path::new("/dev/serial/by-id"),
+            Path::new("/dev/serial/by-path"),
+        ],
+        device,
+    )
 }
 
 /// What a USB vendor/product id suggests. The FTDI id is shared with many other devices,
@@ -41,25 +83,36 @@ pub fn known_usb_board(vid: u16, pid: u16) -> Option<&'static str> {
 }
 
 impl fmt::Display for PortReport {
-    /// One line: `path  kind  vid:pid  manufacturer  product  serial  board`.
+    /// One line, tab-separated, the columns of [`PORTS_HEADER`]: `path  kind  vid:pid
+    /// manufacturer=… product=… serial=…  board=…  stable names`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}\t{}", self.path, self.kind)?;
         match &self.usb {
             Some(u) => write!(
                 f,
-                "\t{:04x}:{:04x}\tmanufacturer={:?}\tproduct={:?}\tserial={:?}",
+                "\t{:04x}:{:04x}\tmanufacturer={:?} product={:?} serial={:?}",
                 u.vid,
                 u.pid,
                 u.manufacturer.as_deref().unwrap_or(""),
                 u.product.as_deref().unwrap_or(""),
                 u.serial.as_deref().unwrap_or("")
             )?,
-            None => write!(f, "\t-")?,
+            None => write!(f, "\t-\t-")?,
         }
         match (self.probed, self.board) {
-            (Some(k), _) => write!(f, "\tboard={} (answered a probe)", k.name()),
-            (None, Some(b)) => write!(f, "\tboard={b}"),
-            (None, None) => write!(f, "\tboard=unknown"),
+            (Some(k), _) => write!(f, "\tboard={} (answered a probe)", k.name())?,
+            (None, Some(b)) => write!(f, "\tboard={b}")?,
+            (None, None) => write!(f, "\tboard=unknown")?,
+        }
+        if self.stable_names.is_empty() {
+            write!(f, "\t-")
+        } else {
+            let names: Vec<String> = self
+                .stable_names
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            write!(f, "\t{}", names.join(" "))
         }
     }
 }
@@ -75,6 +128,7 @@ pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
             let board = p.usb.as_ref().and_then(|u| known_usb_board(u.vid, u.pid));
             let probed = probe_timeout.and_then(|t| probe(Path::new(&p.path), t));
             PortReport {
+                stable_names: stable_names(Path::new(&p.path)),
                 path: p.path,
                 kind: p.kind,
                 usb: p.usb,
@@ -147,4 +201,48 @@ fn exchange(
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stable_names_are_the_links_to_the_device() {
+        let root = std::env::temp_dir().join(format!("bugbridge-ports-{}", std::process::id()));
+        let (by_id, by_path) = (root.join("by-id"), root.join("by-path"));
+        std::fs::create_dir_all(&by_id).unwrap();
+        std::fs::create_dir_all(&by_path).unwrap();
+        let device = root.join("ttyUSB0");
+        let other = root.join("ttyUSB1");
+        std::fs::write(&device, b"").unwrap();
+        std::fs::write(&other, b"").unwrap();
+        let id = by_id.join("usb-DGT_Board_A1B2-if00-port0");
+        let path = by_path.join("platform-xhci-usb-0:1:1.0-port0");
+        std::os::unix::fs::symlink(&device, &id).unwrap();
+        std::os::unix::fs::symlink(&device, &path).unwrap();
+        std::os::unix::fs::symlink(&other, by_path.join("platform-xhci-usb-0:2:1.0-port0"))
+            .unwrap();
+        let names = stable_names_in(&[&by_id, &by_path], &device);
+        assert_eq!(names, vec![id.clone(), path.clone()]);
+        let report = PortReport {
+            path: device.display().to_string(),
+            kind: "usb",
+            usb: None,
+            board: None,
+            probed: None,
+            stable_names: names,
+        };
+        let line = report.to_string();
+        assert!(
+            line.ends_with(&format!("{} {}", id.display(), path.display())),
+            "{line}"
+        );
+        assert_eq!(
+            line.split('\t').count(),
+            PORTS_HEADER.split('\t').count(),
+            "one field per header column: {line}"
+        );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

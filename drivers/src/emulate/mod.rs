@@ -167,7 +167,15 @@ impl Emulator {
         let pair = pty_pair(MASTER_TIMEOUT)?;
         let current = pair.slave_path.clone();
         if let Some(link) = &config.link_path {
-            point_link(link, &current)?;
+            point_link(link, &current).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: cannot make the link to the device: {e}",
+                        link.display()
+                    ),
+                )
+            })?;
         }
         let (tx, rx) = std::sync::mpsc::channel();
         let (status_tx, status_rx) = watch::channel(EmulatorStatus {

@@ -35,8 +35,15 @@ pub(crate) struct DgtProtocol {
     watchdog: Watchdog,
     clock_queue: VecDeque<ClockCommand>,
     in_flight: Option<(ClockCommand, Instant, u8)>,
+    /// Since when the board has reported "no clock connected" (reset by a valid reading).
+    no_clock_since: Option<Instant>,
     no_clock_logged: bool,
 }
+
+/// How long a board configured with a clock may report "no clock connected" before that is
+/// logged as a warning: boards report it while a clock is being plugged in or switched on,
+/// and emulated clocks until their first reading.
+const NO_CLOCK_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl DgtProtocol {
     pub(crate) fn new(cfg: SessionConfig) -> Self {
@@ -50,6 +57,7 @@ impl DgtProtocol {
             phase: Phase::AwaitVersion(now),
             clock_queue: VecDeque::new(),
             in_flight: None,
+            no_clock_since: None,
             no_clock_logged: false,
             cfg,
         }
@@ -119,15 +127,19 @@ impl DgtProtocol {
             BoardMessage::Bwtime(b) => match b.classify(self.cfg.bwtime_layout) {
                 ClockMessage::Times(t) => {
                     if t.no_clock {
-                        if !self.no_clock_logged {
-                            tracing::warn!(board = %self.cfg.board, fault = %DeviceFault::NoClock, "clock");
-                            self.no_clock_logged = true;
+                        // Warned about from `tick` if it lasts (see NO_CLOCK_GRACE).
+                        self.no_clock_since.get_or_insert(now);
+                    } else {
+                        self.no_clock_since = None;
+                        if std::mem::take(&mut self.no_clock_logged) {
+                            tracing::info!(board = %self.cfg.board, "clock connected");
                         }
-                    } else if self.cfg.clock
-                        && self.phase == Phase::Synced
-                        && let Some(e) = self.clock.observe(&t)
-                    {
-                        ev.push(e);
+                        if self.cfg.clock
+                            && self.phase == Phase::Synced
+                            && let Some(e) = self.clock.observe(&t)
+                        {
+                            ev.push(e);
+                        }
                     }
                 }
                 ClockMessage::Ack(ack) => {
@@ -186,6 +198,15 @@ impl Protocol for DgtProtocol {
                 return Err(SessionError::Timeout("no board dump"));
             }
             Phase::Synced => {
+                if self.cfg.clock
+                    && !self.no_clock_logged
+                    && self
+                        .no_clock_since
+                        .is_some_and(|since| now.duration_since(since) >= NO_CLOCK_GRACE)
+                {
+                    tracing::warn!(board = %self.cfg.board, fault = %DeviceFault::NoClock, "clock");
+                    self.no_clock_logged = true;
+                }
                 if self.watchdog.check(now)? {
                     out.extend(Command::Version.to_bytes());
                 }

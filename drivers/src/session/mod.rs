@@ -28,6 +28,7 @@
 mod board_state;
 mod clock_state;
 mod dgt;
+pub mod diagnose;
 mod millennium;
 mod run;
 mod watchdog;

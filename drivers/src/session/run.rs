@@ -116,6 +116,7 @@ pub(crate) fn run(
     };
     let board = ctx.cfg.board;
     let mut link_up: Option<bool> = None;
+    let mut last_why = String::new();
     let mut backoff = ctx.cfg.backoff_min;
     loop {
         if ctx.stopped() {
@@ -131,14 +132,27 @@ pub(crate) fn run(
             },
         };
         if link_up != Some(false) {
-            tracing::warn!(%board, error = %err, "link down");
+            let why = super::diagnose::explain(ctx.cfg.driver, &ctx.cfg.port, &err);
+            if link_up.is_none() {
+                tracing::warn!(%board, "board {board} cannot be used: {why}");
+            } else {
+                tracing::warn!(%board, "board {board} link down: {why}");
+            }
             let mut ev = vec![TraceEvent::Link { board, up: false }];
             if !ctx.emit(Instant::now(), &mut ev) {
                 return;
             }
             link_up = Some(false);
+            last_why = why;
+        } else if let why = super::diagnose::explain(ctx.cfg.driver, &ctx.cfg.port, &err)
+            && why != last_why
+        {
+            // Another reason than last time (unplugged, then plugged with the wrong rights):
+            // worth saying.
+            tracing::warn!(%board, "board {board} still cannot be used: {why}");
+            last_why = why;
         } else {
-            tracing::debug!(%board, error = %err, "reconnect failed");
+            tracing::debug!(%board, port = %super::diagnose::port_name(&ctx.cfg.port), error = %err, "reconnect failed");
         }
         if ctx.wait(backoff) {
             return;
@@ -192,7 +206,7 @@ fn connected(
                 {
                     *link_up = Some(true);
                     *backoff = ctx.cfg.backoff_min;
-                    tracing::info!(board = %ctx.cfg.board, "link up");
+                    tracing::info!(board = %ctx.cfg.board, port = %super::diagnose::port_name(&ctx.cfg.port), "link up");
                 }
                 if !ctx.emit(now, &mut events) {
                     return Exit::Stopped;
