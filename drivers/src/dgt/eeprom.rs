@@ -277,8 +277,10 @@ fn parse_from(p: &[u8], start: usize) -> Result<Vec<(usize, EeEntry)>, EeLogErro
                 if p.len() < i + 3 {
                     return Err(EeLogError::Truncated { offset: i });
                 }
-                let minutes = from_bcd(p[i + 1]).ok_or_else(|| bad(i + 1, "minutes not BCD 00..59"))?;
-                let seconds = from_bcd(p[i + 2]).ok_or_else(|| bad(i + 2, "seconds not BCD 00..59"))?;
+                let minutes =
+                    from_bcd(p[i + 1]).ok_or_else(|| bad(i + 1, "minutes not BCD 00..59"))?;
+                let seconds =
+                    from_bcd(p[i + 2]).ok_or_else(|| bad(i + 2, "seconds not BCD 00..59"))?;
                 out.push((
                     i,
                     EeEntry::Time {
@@ -408,7 +410,10 @@ mod tests {
                 what: "no entry starts with this byte"
             })
         );
-        assert_eq!(parse(&[0x6A, 0x45]), Err(EeLogError::Truncated { offset: 1 }));
+        assert_eq!(
+            parse(&[0x6A, 0x45]),
+            Err(EeLogError::Truncated { offset: 1 })
+        );
         assert_eq!(parse(&[0x6A]), Err(EeLogError::NoEof { len: 1 }));
         assert_eq!(parse(&[]), Err(EeLogError::NoEof { len: 0 }));
         assert_eq!(

@@ -29,6 +29,7 @@ mod board_state;
 mod clock_state;
 mod dgt;
 mod millennium;
+mod recovery;
 mod run;
 mod watchdog;
 
