@@ -47,7 +47,9 @@ async fn a_powered_dgt_board_replugged_after_three_plies_is_recovered_from_its_l
     // other board's next press, with a few moves on both boards already heard.
     let board = loop {
         table
-            .play_moves(table.moves_played() + 1, &mut async |n| sse.wait_moves(n).await)
+            .play_moves(table.moves_played() + 1, &mut async |n| {
+                sse.wait_moves(n).await
+            })
             .await;
         if table.moves_played() >= 6
             && let Some(b) = gap_board(table.upcoming())
@@ -70,10 +72,7 @@ async fn a_powered_dgt_board_replugged_after_three_plies_is_recovered_from_its_l
         );
     }
     // Nothing of the gap was decided while the cable was out.
-    assert_eq!(
-        http::state(daemon.http(), MATCH).await.moves.len(),
-        before
-    );
+    assert_eq!(http::state(daemon.http(), MATCH).await.moves.len(), before);
 
     table
         .emulator_mut(board)
@@ -121,7 +120,10 @@ async fn a_powered_dgt_board_replugged_after_three_plies_is_recovered_from_its_l
     let wb = Some(wire_letter(board));
     assert_eq!(
         codes,
-        vec![("link-lost".to_owned(), wb), ("link-restored".to_owned(), wb)]
+        vec![
+            ("link-lost".to_owned(), wb),
+            ("link-restored".to_owned(), wb)
+        ]
     );
     let (_, metrics) = http::get(daemon.http(), "/metrics").await;
     assert!(
