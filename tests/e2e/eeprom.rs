@@ -16,6 +16,7 @@ use bugbridge_tests::http::{self, Sse};
 use bugbridge_tests::mqtt::{RestartableBroker, Subscriber};
 use bugbridge_tests::table::{Step, Table};
 use bugbridge_tests::temp::TempDir;
+use bugbridge_tests::within;
 
 /// Plies of one board to play while its cable is out.
 const GAP_PLIES: usize = 3;
@@ -83,7 +84,14 @@ async fn a_powered_dgt_board_replugged_after_three_plies_is_recovered_from_its_l
             s.attached && s.synced
         })
         .await;
-    sse.wait_moves(table.moves_played()).await;
+    // Bounded as a whole (the stream's keep-alives and clock states would otherwise keep
+    // the per-line bound from ever firing).
+    let n = table.moves_played();
+    within(
+        "the gap's moves decided after the replug",
+        sse.wait_moves(n),
+    )
+    .await;
     sse.until_state(|s| wire_board(s, board).connected).await;
 
     table
