@@ -52,6 +52,7 @@ async fn clock_sides_follow_white_side_in_both_bwtime_layouts() {
 async fn unplugged_for_four_events(
     name: &str,
     power_loss: bool,
+    rotated: bool,
 ) -> (
     bugbridge_drivers::emulate::EmulatorHandle,
     tokio::sync::mpsc::Receiver<bugbridge_drivers::session::SensorEvent>,
@@ -64,6 +65,7 @@ async fn unplugged_for_four_events(
     let path = temp_link(name);
     let mut ec = emulator(Pace::Manual);
     ec.link_path = Some(path.clone());
+    ec.rotated = rotated;
     let mut emu = Emulator::start(ec, &lines).expect("emulator");
     let (session, mut rx) = spawn_session(session(path.clone())).expect("session");
     assert_eq!(next(&mut rx).await, link(BoardId::A, true));
@@ -89,7 +91,7 @@ async fn unplugged_for_four_events(
 #[tokio::test]
 async fn a_powered_board_unplugged_and_replugged_replays_what_it_logged() {
     let (emu, mut rx, _session, start, events) =
-        unplugged_for_four_events("dgt-unplug", false).await;
+        unplugged_for_four_events("dgt-unplug", false, false).await;
     // The board as it was left, then what its EEPROM log holds since: the field changes
     // and the press, with the halted side's time, exactly as they were reported live.
     assert_eq!(
@@ -116,9 +118,21 @@ async fn a_powered_board_unplugged_and_replugged_replays_what_it_logged() {
 }
 
 #[tokio::test]
+async fn a_turned_board_replays_its_log_in_the_normal_frame() {
+    // The log holds the board's own square indices; the replay comes out turned back.
+    let (_emu, mut rx, _session, start, events) =
+        unplugged_for_four_events("dgt-unplug-turned", false, true).await;
+    assert_eq!(
+        next(&mut rx).await,
+        board_event(BoardId::A, after(start, &events[..5]))
+    );
+    assert_eq!(take(&mut rx, 4).await, events[5..9]);
+}
+
+#[tokio::test]
 async fn a_board_that_lost_power_resyncs_from_its_dump_alone() {
     let (emu, mut rx, _session, start, events) =
-        unplugged_for_four_events("dgt-power-loss", true).await;
+        unplugged_for_four_events("dgt-power-loss", true, false).await;
     // The log restarted with a power-up tag: nothing is replayed, the dump is the news.
     assert_eq!(
         next(&mut rx).await,
