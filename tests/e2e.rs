@@ -10,6 +10,8 @@
 //! * `broker_restart`: the broker restarted mid-game; retained state current, no
 //!   unexplained `seq` gap.
 //! * `unplug`: a board unplugged and replugged mid-game; `link-lost`, then the game goes on.
+//! * `eeprom`: a powered DGT board unplugged for three plies; its EEPROM log replayed at
+//!   replug, the record exact.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 
@@ -17,6 +19,8 @@
 mod broker_restart;
 #[path = "e2e/demo.rs"]
 mod demo;
+#[path = "e2e/eeprom.rs"]
+mod eeprom;
 #[path = "e2e/quiet.rs"]
 mod quiet;
 #[path = "e2e/subscriber.rs"]

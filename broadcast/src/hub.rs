@@ -382,6 +382,13 @@ impl Hub {
                 let mut alert_labels = labels.clone();
                 alert_labels.push(("code".to_owned(), code));
                 metrics.alerts.get_or_create(&alert_labels).inc();
+                if event.code.as_deref() == Some("link-lost")
+                    && let Some(b) = event.board
+                {
+                    let mut board_labels = labels.clone();
+                    board_labels.push(("board".to_owned(), b.as_str().to_owned()));
+                    metrics.link_outages.get_or_create(&board_labels).inc();
+                }
                 if !opts.alerts_public {
                     continue;
                 }

@@ -7,6 +7,7 @@
 //! | `bugbridge_moves_total` | counter | `match` | `move` events published |
 //! | `bugbridge_events_total` | counter | `match` | events published on the events stream |
 //! | `bugbridge_alerts_total` | counter | `match`, `code` | arbiter alerts |
+//! | `bugbridge_link_outages_total` | counter | `match`, `board` | e-board link outages (`link-lost` alerts) |
 //! | `bugbridge_corrections_total` | counter | `match` | moves replaced by the arbiter |
 //! | `bugbridge_mqtt_connected` | gauge | | 1 while the publisher is connected to its broker |
 //! | `bugbridge_mqtt_connections_total` | counter | | broker connection acknowledgements |
@@ -32,6 +33,7 @@ pub struct Metrics {
     pub(crate) events: Family<Labels, Counter>,
     pub(crate) alerts: Family<Labels, Counter>,
     pub(crate) corrections: Family<Labels, Counter>,
+    pub(crate) link_outages: Family<Labels, Counter>,
     pub(crate) mqtt_connected: Gauge,
     pub(crate) mqtt_connections: Counter,
     pub(crate) mqtt_dropped: Counter,
@@ -63,6 +65,7 @@ impl Metrics {
             events: Family::default(),
             alerts: Family::default(),
             corrections: Family::default(),
+            link_outages: Family::default(),
             mqtt_connected: Gauge::default(),
             mqtt_connections: Counter::default(),
             mqtt_dropped: Counter::default(),
@@ -85,6 +88,11 @@ impl Metrics {
             "corrections",
             "Moves replaced by the arbiter",
             m.corrections.clone(),
+        );
+        registry.register(
+            "link_outages",
+            "E-board link outages",
+            m.link_outages.clone(),
         );
         registry.register(
             "mqtt_connected",

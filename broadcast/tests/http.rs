@@ -272,6 +272,10 @@ async fn metrics_count_moves_alerts_viewers() {
     let (hub, _a, app) = setup(HubOptions::default());
     let mut update = common::move_update(2);
     update.events.push(common::alert(2500));
+    let mut lost = common::alert(2600);
+    lost.code = Some("link-lost".to_owned());
+    lost.reason = None;
+    update.events.push(lost.clone());
     hub.publish("table-1", update).unwrap();
     let stream = get(&app, "/api/matches/table-1/stream").await;
     let r = get(&app, "/metrics").await;
@@ -286,6 +290,11 @@ async fn metrics_count_moves_alerts_viewers() {
         "{text}"
     );
     assert!(text.contains("bugbridge_boards_connected{match=\"table-1\"} 2"));
+    assert!(
+        text.contains("bugbridge_link_outages_total{match=\"table-1\",board=\"B\"} 1"),
+        "{text}"
+    );
+    assert!(!text.contains("bugbridge_link_outages_total{match=\"table-1\",board=\"A\"}"));
     assert!(
         text.contains("bugbridge_viewers{stream=\"viewer\"} 1"),
         "{text}"

@@ -121,6 +121,12 @@ impl Table {
         self.moves
     }
 
+    /// The events still to play, in the order [`Table::step`] plays them.
+    #[must_use]
+    pub fn upcoming(&self) -> &[Step] {
+        &self.schedule[self.next..]
+    }
+
     /// Whether every event has been played.
     #[must_use]
     pub fn finished(&self) -> bool {

@@ -55,6 +55,8 @@ pub(crate) struct Track {
     pub(crate) awaiting_snapshot: bool,
     /// After a resync snapshot: the next clock reading decides what happened in the gap.
     pub(crate) gap_check: bool,
+    /// The link went down and has not come back (`link-restored` is said once it does).
+    pub(crate) link_down: bool,
     pub(crate) pending: Option<PendingPress>,
     pub(crate) deferred: Option<DeferredDrop>,
     pub(crate) queue: Vec<(u64, SensorEvent)>,
@@ -90,6 +92,7 @@ impl Track {
             readings: None,
             awaiting_snapshot: false,
             gap_check: false,
+            link_down: false,
             pending: None,
             deferred: None,
             queue: Vec::new(),

@@ -252,8 +252,22 @@ impl Inferrer {
 
     fn on_link(&mut self, t: u64, board: BoardId, up: bool, out: &mut Vec<Inference>) {
         let track = &mut self.tracks[board];
+        let was_down = std::mem::replace(&mut track.link_down, !up);
         if up {
             track.awaiting_snapshot = true;
+            if !was_down {
+                return;
+            }
+            out.push(Inference::Alert(Alert {
+                t,
+                board: Some(board),
+                code: AlertCode::LinkRestored,
+                reason: None,
+                number: None,
+                side: None,
+                san: None,
+                detail: format!("board {board}: the device connection is back"),
+            }));
             return;
         }
         if !track.oriented {
@@ -263,6 +277,9 @@ impl Inferrer {
             return;
         }
         track.awaiting_snapshot = true;
+        if was_down {
+            return;
+        }
         out.push(Inference::Alert(Alert {
             t,
             board: Some(board),

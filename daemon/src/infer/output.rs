@@ -61,6 +61,9 @@ pub enum AlertCode {
     FlagFall,
     /// A board's device dropped off.
     LinkLost,
+    /// A board's device is back after a `link-lost` (what it missed is taken from its
+    /// snapshot, or replayed from its own log).
+    LinkRestored,
     /// Boards and holdings are not two full sets (a piece hidden, taken off, added).
     MaterialMismatch,
     /// A clock press with no move on the board.
@@ -76,6 +79,7 @@ impl AlertCode {
             AlertCode::UnrecognizedPosition => "unrecognized-position",
             AlertCode::FlagFall => "flag-fall",
             AlertCode::LinkLost => "link-lost",
+            AlertCode::LinkRestored => "link-restored",
             AlertCode::MaterialMismatch => "material-mismatch",
             AlertCode::ClockWithoutMove => "clock-without-move",
         }

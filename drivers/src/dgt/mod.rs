@@ -6,6 +6,7 @@
 //! * [`clock`]: the BWTIME payload: times vs clock ack, both side layouts ([`Bwtime`]).
 //! * [`command`]: host → board commands ([`Command`], [`ClockCommand`]) and a decoder for them
 //!   (used by the emulator).
+//! * [`eeprom`]: the board's own event log (`EE_MOVES`): [`EeLog`], [`EeEntry`].
 //!
 //! Square indices here are the board's own (0 = a8 … 63 = h1 in normal orientation); see
 //! [`index_to_square`].
@@ -13,10 +14,12 @@
 pub mod board_msg;
 pub mod clock;
 pub mod command;
+pub mod eeprom;
 
 pub use board_msg::{BoardMessage, DgtDecoder};
 pub use clock::{Bwtime, BwtimeLayout, ClockAck, ClockMessage, ClockSide, ClockTimes, SideTime};
 pub use command::{ClockCommand, Command, CommandDecoder};
+pub use eeprom::{EeEntry, EeLog, EeLogError};
 
 use crate::trace::{SensorPiece, Square};
 

@@ -25,6 +25,11 @@ pub(crate) trait Device: Send {
     fn on_bytes(&mut self, bytes: &[u8], p: &mut Physical, now: Instant, out: &mut BytesMut);
     /// The physical state changed: report it into `out` as the real device would.
     fn render(&mut self, change: &Change, p: &Physical, now: Instant, out: &mut BytesMut);
+    /// The physical state changed, whether or not a host listens: what the device keeps
+    /// of it itself (a DGT board's EEPROM log). Not called while the device is off.
+    fn record(&mut self, _change: &Change, _p: &Physical, _now: Instant) {}
+    /// The device was switched on (again) with `p` on it.
+    fn power_up(&mut self, _p: &Physical) {}
     /// Time passed: e.g. a running clock's display changed.
     fn tick(&mut self, p: &Physical, now: Instant, out: &mut BytesMut);
     /// The host finished its start-up (update mode + dump, or first status).

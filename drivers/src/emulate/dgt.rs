@@ -5,6 +5,7 @@ use std::time::Instant;
 use bytes::BytesMut;
 
 use super::device::{Device, DeviceStatus};
+use super::eeprom::EepromLog;
 use super::state::{Change, Physical};
 use crate::dgt::{
     BoardMessage, Bwtime, BwtimeLayout, ClockAck, ClockCommand, ClockSide, ClockTimes, Command,
@@ -32,6 +33,7 @@ pub(crate) struct DgtDevice {
     layout: BwtimeLayout,
     last_clock_sent: Option<Bwtime>,
     status: DeviceStatus,
+    eeprom: EepromLog,
 }
 
 impl DgtDevice {
@@ -52,6 +54,7 @@ impl DgtDevice {
             layout,
             last_clock_sent: None,
             status: DeviceStatus::default(),
+            eeprom: EepromLog::new(),
         }
     }
 
@@ -202,7 +205,7 @@ impl Device for DgtDevice {
                 Command::Battery => {
                     BoardMessage::Battery(vec![100, 0x7F, 0x7F, 0, 0, 0, 0, 0, 0]).encode(out)
                 }
-                Command::EeMoves => BoardMessage::EeMoves(vec![0x6B]).encode(out),
+                Command::EeMoves => BoardMessage::EeMoves(self.eeprom.stream()).encode(out),
                 Command::BusMode => {
                     self.mode = Mode::Idle;
                     self.synced = false;
@@ -245,6 +248,26 @@ impl Device for DgtDevice {
             }
             _ => {}
         }
+    }
+
+    fn record(&mut self, change: &Change, p: &Physical, now: Instant) {
+        super::eeprom::record(
+            &mut self.eeprom,
+            change,
+            p,
+            now,
+            self.rotated,
+            self.white_side,
+        );
+    }
+
+    fn power_up(&mut self, p: &Physical) {
+        let raw = if self.rotated {
+            p.placement.rotated()
+        } else {
+            p.placement
+        };
+        self.eeprom.power_up(&raw);
     }
 
     fn tick(&mut self, p: &Physical, now: Instant, out: &mut BytesMut) {

@@ -13,7 +13,9 @@
 //! Millennium: the first `S`), paced by [`Pace`]. Events played while unplugged or muted
 //! change the physical board but are not sent; the host sees them in its next full dump.
 //!
-//! DGT: field updates in any update mode; BWTIME on clock events and, with
+//! DGT: an EEPROM event log that goes on while unplugged and restarts with a power-up tag
+//! after [`EmulatorHandle::power_loss`] (`SEND_EE_MOVES` returns it); field updates in any
+//! update mode; BWTIME on clock events and, with
 //! [`Pace::Timed`], whenever the running clock's display changes (update-nice behaviour);
 //! acks to clock commands; SETNRUN sets the clock; DGT 3000 text is kept for
 //! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Millennium: `V S W R L X T`
@@ -21,6 +23,7 @@
 
 mod device;
 mod dgt;
+mod eeprom;
 mod millennium;
 mod player;
 mod state;
@@ -114,6 +117,7 @@ pub(crate) enum EmuControl {
     Play,
     Pause,
     Unplug,
+    PowerLoss,
     Replug(Box<PtyPair>),
     Garbage(Vec<u8>),
     Mute(bool),
@@ -247,6 +251,14 @@ impl EmulatorHandle {
     /// Pulls the cable: both pty ends close (the driver sees a hang-up), the symlink goes.
     pub fn unplug(&self) {
         let _ = self.control.send(EmuControl::Unplug);
+    }
+
+    /// Pulls the cable of a board powered through it: the board goes off as well, so its
+    /// EEPROM log stops; [`EmulatorHandle::replug`] switches it on again, which writes a
+    /// power-up tag. (Plain [`EmulatorHandle::unplug`] is a board with its own supply: its
+    /// log goes on while the cable is out.)
+    pub fn power_loss(&self) {
+        let _ = self.control.send(EmuControl::PowerLoss);
     }
 
     /// Puts the cable back: a new pty; the symlink (if any) points at it. Returns the path

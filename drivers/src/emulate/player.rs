@@ -23,6 +23,8 @@ pub(crate) struct Player {
     allowed: usize,
     paused: bool,
     muted: bool,
+    /// The board has power (it loses it with the cable in [`EmuControl::PowerLoss`]).
+    powered: bool,
     /// Trace time reached (ms since the first played event), for [`Pace::Timed`].
     virtual_ms: f64,
     last_instant: Option<Instant>,
@@ -51,20 +53,24 @@ impl Player {
             )),
             DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated)),
         };
+        let physical = Physical {
+            placement: initial.unwrap_or_else(Placement::start),
+            clock: None,
+        };
+        let mut device = device;
+        device.power_up(&physical);
         Player {
             events,
             next: 0,
             allowed: 0,
             paused: false,
             muted: false,
+            powered: true,
             virtual_ms: 0.0,
             last_instant: None,
             started: false,
             device,
-            physical: Physical {
-                placement: initial.unwrap_or_else(Placement::start),
-                clock: None,
-            },
+            physical,
             pty: Some(pty),
             status,
             out: BytesMut::with_capacity(1024),
@@ -103,7 +109,10 @@ impl Player {
                 self.out.extend_from_slice(&bytes);
                 self.flush();
             }
-            EmuControl::Unplug => {
+            EmuControl::Unplug | EmuControl::PowerLoss => {
+                if matches!(c, EmuControl::PowerLoss) {
+                    self.powered = false;
+                }
                 self.pty = None;
                 self.device.unplugged();
                 if let Some(link) = &self.cfg.link_path {
@@ -118,6 +127,10 @@ impl Player {
                     tracing::warn!(error = %e, "emulator cannot re-point its symlink");
                 }
                 self.device.unplugged();
+                if !self.powered {
+                    self.powered = true;
+                    self.device.power_up(&self.physical);
+                }
                 self.pty = Some(pair);
             }
             EmuControl::Stop => return false,
@@ -158,6 +171,9 @@ impl Player {
             let event = self.events[self.next].event.clone();
             self.next += 1;
             if let Some(change) = self.physical.apply(&event, now, speed) {
+                if self.powered {
+                    self.device.record(&change, &self.physical, now);
+                }
                 let live = self.pty.is_some() && self.device.synced() && !self.muted;
                 if live {
                     self.device

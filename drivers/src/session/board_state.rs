@@ -50,6 +50,11 @@ impl BoardTracker {
         self.rotated == Some(true)
     }
 
+    /// The last reading, in the board's own frame.
+    pub(crate) fn raw(&self) -> Placement {
+        self.raw
+    }
+
     /// A square between the normal frame and the board's own frame (either way).
     pub(crate) fn flip(&self, sq: Square) -> Square {
         if self.is_rotated() { sq.rotated() } else { sq }

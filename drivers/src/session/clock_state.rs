@@ -7,7 +7,7 @@
 //! makes the mover's time rise), unless the rise exceeds an hour. All-zero, invalid and
 //! "no clock" readings never reach this tracker.
 
-use crate::dgt::{ClockSide, ClockTimes};
+use crate::dgt::{ClockSide, ClockTimes, SideTime};
 use crate::trace::{BoardId, Side, TraceEvent};
 
 #[derive(Debug, Clone)]
@@ -33,6 +33,26 @@ impl ClockTracker {
     /// Forget the last emitted reading, so the next one is emitted (after a reconnect).
     pub(crate) fn reconnected(&mut self) {
         self.emitted = None;
+    }
+
+    /// Whether a reading has been seen (the times a replayed press needs).
+    pub(crate) fn has_reading(&self) -> bool {
+        self.reference.is_some()
+    }
+
+    /// A press the board logged while nobody listened: `halted` stopped at `seconds`; the
+    /// other side shows what it showed at its own last reading (its clock stood since).
+    pub(crate) fn replay_press(&mut self, halted: ClockSide, seconds: u32) -> Option<TraceEvent> {
+        let (left, right) = self.reference?;
+        let (left, right, running) = match halted {
+            ClockSide::Left => (seconds, right, ClockSide::Right),
+            ClockSide::Right => (left, seconds, ClockSide::Left),
+        };
+        self.observe(&ClockTimes::with_running(
+            SideTime::from_seconds(left),
+            SideTime::from_seconds(right),
+            Some(running),
+        ))
     }
 
     fn colour(&self, side: ClockSide) -> Side {
@@ -80,7 +100,6 @@ impl ClockTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dgt::SideTime;
 
     fn reading(left: u32, right: u32, side: Option<ClockSide>) -> ClockTimes {
         ClockTimes::with_running(

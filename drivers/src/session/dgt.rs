@@ -7,19 +7,29 @@ use bytes::BytesMut;
 
 use super::board_state::BoardTracker;
 use super::clock_state::ClockTracker;
+use super::recovery::{self, Logged, Missed, Recovery};
 use super::run::Protocol;
 use super::watchdog::Watchdog;
 use super::{Control, DgtUpdateMode, SessionConfig};
 use crate::dgt::{
-    BoardMessage, ClockCommand, ClockMessage, Command, DgtDecoder, code_to_piece, index_to_square,
-    square_to_index,
+    BoardMessage, ClockCommand, ClockMessage, Command, DgtDecoder, EeLog, code_to_piece,
+    index_to_square, square_to_index,
 };
 use crate::error::{DeviceFault, SessionError};
 use crate::trace::{Placement, TraceEvent};
 
+fn other(side: crate::dgt::ClockSide) -> crate::dgt::ClockSide {
+    match side {
+        crate::dgt::ClockSide::Left => crate::dgt::ClockSide::Right,
+        crate::dgt::ClockSide::Right => crate::dgt::ClockSide::Left,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     AwaitVersion(Instant),
+    /// The board's EEPROM log was asked for (last byte received then).
+    AwaitLog(Instant),
     AwaitDump(Instant),
     Synced,
 }
@@ -38,6 +48,9 @@ pub(crate) struct DgtProtocol {
     /// Since when the board has reported "no clock connected" (reset by a valid reading).
     no_clock_since: Option<Instant>,
     no_clock_logged: bool,
+    recovery: Recovery,
+    /// The log read at this link-up, to replay once the dump has come.
+    log: Option<EeLog>,
 }
 
 /// How long a board configured with a clock may report "no clock connected" before that is
@@ -59,6 +72,8 @@ impl DgtProtocol {
             in_flight: None,
             no_clock_since: None,
             no_clock_logged: false,
+            recovery: Recovery::default(),
+            log: None,
             cfg,
         }
     }
@@ -91,7 +106,7 @@ impl DgtProtocol {
             BoardMessage::Version { major, minor } => {
                 if let Phase::AwaitVersion(_) = self.phase {
                     tracing::info!(board = %self.cfg.board, major, minor, "DGT board version");
-                    self.request_dump(now, out);
+                    self.after_version(now, out);
                 }
             }
             BoardMessage::BoardDump(codes) => {
@@ -109,7 +124,7 @@ impl DgtProtocol {
                         board: self.cfg.board,
                         up: true,
                     });
-                    self.board.full(raw, true, ev);
+                    self.link_up_board(raw, ev);
                     self.clock.reconnected();
                     if self.cfg.clock {
                         out.extend(Command::SendClock.to_bytes());
@@ -121,6 +136,7 @@ impl DgtProtocol {
                 if self.phase == Phase::Synced
                     && let Some(sq) = index_to_square(index)
                 {
+                    self.recovery.piece(index, code);
                     self.board.update(sq, code_to_piece(code), ev);
                 }
             }
@@ -134,11 +150,11 @@ impl DgtProtocol {
                         if std::mem::take(&mut self.no_clock_logged) {
                             tracing::info!(board = %self.cfg.board, "clock connected");
                         }
-                        if self.cfg.clock
-                            && self.phase == Phase::Synced
-                            && let Some(e) = self.clock.observe(&t)
-                        {
-                            ev.push(e);
+                        if self.cfg.clock && self.phase == Phase::Synced {
+                            self.recovery.running(t.running_side());
+                            if let Some(e) = self.clock.observe(&t) {
+                                ev.push(e);
+                            }
                         }
                     }
                 }
@@ -157,8 +173,94 @@ impl DgtProtocol {
                 }
                 ClockMessage::Empty | ClockMessage::Invalid => {}
             },
+            BoardMessage::EeMoves(payload) => {
+                if let Phase::AwaitLog(_) = self.phase {
+                    match crate::dgt::eeprom::parse(&payload) {
+                        Ok(log) => self.log = Some(log),
+                        Err(e) => {
+                            tracing::warn!(board = %self.cfg.board, error = %e, "EEPROM log unreadable; not replayed");
+                        }
+                    }
+                    self.request_dump(now, out);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// After the version: a board that was heard before is asked for its EEPROM log
+    /// first (in IDLE mode, so no update is interleaved), then for updates and a dump.
+    fn after_version(&mut self, now: Instant, out: &mut Vec<u8>) {
+        self.log = None;
+        if self.recovery.wanted() {
+            out.extend(Command::EeMoves.to_bytes());
+            self.phase = Phase::AwaitLog(now);
+        } else {
+            self.request_dump(now, out);
+        }
+    }
+
+    /// The first dump of a connection: a `board` snapshot; when the EEPROM log holds what
+    /// was missed, the snapshot is the board as it was left and the missed field changes and
+    /// presses follow as the events they were, then whatever the dump shows beyond them.
+    fn link_up_board(&mut self, raw: Placement, ev: &mut Vec<TraceEvent>) {
+        let board = self.cfg.board;
+        let missed = match self.log.take() {
+            Some(log) => self.recovery.missed(&log, self.cfg.clock),
+            None => Err(recovery::NoRecovery::NoHistory),
+        };
+        let missed = missed.and_then(|m| {
+            let presses = m
+                .iter()
+                .any(|l| matches!(l, Logged::Missed(Missed::Press { .. })));
+            if presses && !self.clock.has_reading() {
+                Err(recovery::NoRecovery::NoMatch)
+            } else {
+                Ok(m)
+            }
+        });
+        let missed = match missed {
+            Ok(m) => m,
+            Err(why) => {
+                if self.recovery.wanted() {
+                    tracing::info!(%board, reason = %why, "EEPROM log not replayed");
+                }
+                self.recovery.reset();
+                self.board.full(raw, true, ev);
+                return;
+            }
+        };
+        let before = self.board.raw();
+        let replayed = recovery::after(before, &missed);
+        self.board.full(before, true, ev);
+        let (mut squares, mut presses) = (0, 0);
+        for m in missed {
+            match m {
+                Logged::Missed(Missed::Piece { index, code }) => {
+                    if let Some(sq) = index_to_square(index) {
+                        squares += 1;
+                        self.recovery.piece(index, code);
+                        self.board.update(sq, code_to_piece(code), ev);
+                    }
+                }
+                Logged::Missed(Missed::Press { halted, seconds }) => {
+                    presses += 1;
+                    let running = other(halted);
+                    self.recovery.running(Some(running));
+                    if let Some(e) = self.clock.replay_press(halted, seconds) {
+                        ev.push(e);
+                    }
+                }
+                Logged::PowerUp => {}
+            }
+        }
+        tracing::info!(%board, squares, presses, "outage replayed from the EEPROM log");
+        if replayed != raw {
+            // Changes made while the log was being read: reported from the dump, and the
+            // history starts afresh (they are not in it).
+            self.recovery.reset();
+        }
+        self.board.full(raw, false, ev);
     }
 
     fn request_dump(&mut self, now: Instant, out: &mut Vec<u8>) {
@@ -180,6 +282,10 @@ impl Protocol for DgtProtocol {
 
     fn feed(&mut self, bytes: &[u8], now: Instant, ev: &mut Vec<TraceEvent>, out: &mut Vec<u8>) {
         self.watchdog.received(now);
+        if let Phase::AwaitLog(_) = self.phase {
+            // A full log takes seconds at 9600 baud: waiting counts from the last byte.
+            self.phase = Phase::AwaitLog(now);
+        }
         self.buf.extend_from_slice(bytes);
         while let Some(msg) = self.decoder.next_message(&mut self.buf) {
             self.on_message(msg, now, ev, out);
@@ -192,6 +298,10 @@ impl Protocol for DgtProtocol {
                 if now.duration_since(since) > self.cfg.reply_timeout / 2 =>
             {
                 // Some firmwares answer late or not at all: go on without the version.
+                self.request_dump(now, out);
+            }
+            Phase::AwaitLog(since) if now.duration_since(since) > self.cfg.reply_timeout => {
+                tracing::warn!(board = %self.cfg.board, "no EEPROM log; not replayed");
                 self.request_dump(now, out);
             }
             Phase::AwaitDump(since) if now.duration_since(since) > self.cfg.reply_timeout => {

@@ -22,6 +22,13 @@
 //! * DGT: `0x40` reset, `0x4D` version; on the version reply `0x4B` (update-nice, or `0x43`
 //!   with [`DgtUpdateMode::EveryClock`]) and `0x42` board dump; on the dump: `link` up +
 //!   `board`, then `0x41` for a first clock reading. A silent board is probed with `0x4D`.
+//!   On a reconnection, the version is followed first by `0x49` (the EEPROM event log, read
+//!   while the board is still idle, so no update is interleaved): when the log holds what
+//!   was received before the outage and no power-up since, the `board` snapshot after
+//!   `link` up is the board as it was left, and the field changes and presses the log kept
+//!   follow as the `square` and `clock` events they were (a press with the halted side's
+//!   logged time), then whatever the dump shows beyond them. Otherwise (power lost, log
+//!   unreadable or not matching) the snapshot is the dump alone, as on a first connection.
 //! * Millennium: `V`, `W02` report mode, `W01` scan time, `S`; on the status: `link` up +
 //!   `board`. Later statuses are diffed into `square` events. A silent board is probed with `V`.
 
@@ -30,6 +37,7 @@ mod clock_state;
 mod dgt;
 pub mod diagnose;
 mod millennium;
+mod recovery;
 mod run;
 mod watchdog;
 

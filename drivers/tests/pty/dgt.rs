@@ -46,34 +46,98 @@ async fn clock_sides_follow_white_side_in_both_bwtime_layouts() {
     }
 }
 
-#[tokio::test]
-async fn unplug_mid_game_then_replug_resyncs_and_loses_nothing_after() {
+/// The game's first five events, then the cable out for the next four (a press among
+/// them), then the cable back: returns the emulator, the session's events and the expected
+/// events of board A.
+async fn unplugged_for_four_events(
+    name: &str,
+    power_loss: bool,
+    rotated: bool,
+) -> (
+    bugbridge_drivers::emulate::EmulatorHandle,
+    tokio::sync::mpsc::Receiver<bugbridge_drivers::session::SensorEvent>,
+    bugbridge_drivers::session::SessionHandle,
+    bugbridge_drivers::trace::Placement,
+    Vec<TraceEvent>,
+) {
     let lines = game();
     let (start, events) = expected(&lines, BoardId::A, true);
-    let path = temp_link("dgt-unplug");
+    let path = temp_link(name);
     let mut ec = emulator(Pace::Manual);
     ec.link_path = Some(path.clone());
+    ec.rotated = rotated;
     let mut emu = Emulator::start(ec, &lines).expect("emulator");
-    let (_session, mut rx) = spawn_session(session(path.clone())).expect("session");
+    let (session, mut rx) = spawn_session(session(path.clone())).expect("session");
     assert_eq!(next(&mut rx).await, link(BoardId::A, true));
     assert_eq!(next(&mut rx).await, board_event(BoardId::A, start));
 
     emu.advance(5);
     assert_eq!(take(&mut rx, 5).await, events[..5]);
 
-    emu.unplug();
+    if power_loss {
+        emu.power_loss();
+    } else {
+        emu.unplug();
+    }
     assert_eq!(next(&mut rx).await, link(BoardId::A, false));
     // Moves made while the cable is out.
     emu.advance(4);
     wait_status(&emu, "9 played", |s| s.played == 9).await;
     assert_eq!(emu.replug().expect("replug"), path);
-
     assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    (emu, rx, session, start, events)
+}
+
+#[tokio::test]
+async fn a_powered_board_unplugged_and_replugged_replays_what_it_logged() {
+    let (emu, mut rx, _session, start, events) =
+        unplugged_for_four_events("dgt-unplug", false, false).await;
+    // The board as it was left, then what its EEPROM log holds since: the field changes
+    // and the press, with the halted side's time, exactly as they were reported live.
+    assert_eq!(
+        next(&mut rx).await,
+        board_event(BoardId::A, after(start, &events[..5]))
+    );
+    assert_eq!(take(&mut rx, 4).await, events[5..9]);
+    assert!(
+        events[5..9]
+            .iter()
+            .any(|e| matches!(e, TraceEvent::Clock { .. })),
+        "a press among the missed events"
+    );
+    // A fresh clock reading follows: the last clock shown.
+    let last_clock = events[..9]
+        .iter()
+        .rev()
+        .find(|e| matches!(e, TraceEvent::Clock { .. }))
+        .cloned();
+    assert_eq!(Some(next(&mut rx).await), last_clock);
+
+    emu.advance(events.len() - 9);
+    assert_eq!(take(&mut rx, events.len() - 9).await, events[9..]);
+}
+
+#[tokio::test]
+async fn a_turned_board_replays_its_log_in_the_normal_frame() {
+    // The log holds the board's own square indices; the replay comes out turned back.
+    let (_emu, mut rx, _session, start, events) =
+        unplugged_for_four_events("dgt-unplug-turned", false, true).await;
+    assert_eq!(
+        next(&mut rx).await,
+        board_event(BoardId::A, after(start, &events[..5]))
+    );
+    assert_eq!(take(&mut rx, 4).await, events[5..9]);
+}
+
+#[tokio::test]
+async fn a_board_that_lost_power_resyncs_from_its_dump_alone() {
+    let (emu, mut rx, _session, start, events) =
+        unplugged_for_four_events("dgt-power-loss", true, false).await;
+    // The log restarted with a power-up tag: nothing is replayed, the dump is the news.
     assert_eq!(
         next(&mut rx).await,
         board_event(BoardId::A, after(start, &events[..9]))
     );
-    // A fresh clock reading follows the snapshot: the last clock shown.
     let last_clock = events[..9]
         .iter()
         .rev()

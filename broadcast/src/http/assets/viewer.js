@@ -162,6 +162,7 @@
     }
     const block = $("block-" + b);
     block.classList.toggle("disconnected", info.connected === false);
+    block.dataset.link = info.connected === false ? "down" : "up";
     block.title = info.connected === false ? "Board " + b + ": link lost" : "";
   }
 
