@@ -404,7 +404,10 @@ mod tests {
             Bwtime([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13]), // right 3:02, left 3:01
             Bwtime([0x20, 0x03, 0x01, 0x20, 0x03, 0x01, 0x13]), // right 3:01
         ];
-        for (pair, side) in [(left_falls, ClockSide::Left), (right_falls, ClockSide::Right)] {
+        for (pair, side) in [
+            (left_falls, ClockSide::Left),
+            (right_falls, ClockSide::Right),
+        ] {
             let a = times(pair[0].classify(BwtimeLayout::Modern));
             let b = times(pair[1].classify(BwtimeLayout::Modern));
             let fell = if b.left.total_seconds() < a.left.total_seconds() {

@@ -49,7 +49,7 @@ impl Player {
                 cfg.white_side,
                 cfg.bwtime_layout,
             )),
-            DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated)),
+            DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated, cfg.parity)),
         };
         Player {
             events,

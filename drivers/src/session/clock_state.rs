@@ -10,7 +10,7 @@
 //! The running side is the lever bit's ([`ClockTimes::running_side`]), checked against the
 //! turn bits (bit3 left, bit4 right) and against the time that falls between consecutive
 //! readings. When the turn bits name the other side, or the other side's time falls in two
-//! readings in a row, that is logged once and the falling time decides from then on (the
+//! readings in a row with the lever unmoved, that is logged once and the falling time decides from then on (the
 //! last decided side stands while no time falls).
 
 use crate::dgt::{ClockSide, ClockTimes};
@@ -33,6 +33,8 @@ struct SideJudge {
     last: Option<(u32, u32)>,
     /// The side decided for the previous reading.
     last_side: Option<ClockSide>,
+    /// The lever of the previous running reading.
+    last_lever: Option<ClockSide>,
     /// Consecutive readings where the other side's time fell.
     against: u8,
     /// The lever was caught out: the falling time decides.
@@ -44,6 +46,7 @@ impl SideJudge {
     fn reset(&mut self) {
         self.last = None;
         self.last_side = None;
+        self.last_lever = None;
         self.against = 0;
     }
 
@@ -53,11 +56,13 @@ impl SideJudge {
             self.reset();
             return None;
         }
-        let falling = self.last.and_then(|(l0, r0)| match (left < l0, right < r0) {
-            (true, false) => Some(ClockSide::Left),
-            (false, true) => Some(ClockSide::Right),
-            _ => None,
-        });
+        let falling = self
+            .last
+            .and_then(|(l0, r0)| match (left < l0, right < r0) {
+                (true, false) => Some(ClockSide::Left),
+                (false, true) => Some(ClockSide::Right),
+                _ => None,
+            });
         self.last = Some((left, right));
         let lever = t.lever_side();
         if t.turn_disagrees() && !self.turn_logged {
@@ -68,8 +73,13 @@ impl SideJudge {
                 "clock: the turn bits name one side and the lever the other; the falling time decides"
             );
         }
+        // Between two readings the time falls for the side that ran after the first one,
+        // then (after a press) for the other: only with the lever unmoved is the other
+        // side's falling time a contradiction.
+        let unmoved = self.last_lever == Some(lever);
+        self.last_lever = Some(lever);
         match falling {
-            Some(f) if f != lever => self.against = self.against.saturating_add(1),
+            Some(f) if f != lever && unmoved => self.against = self.against.saturating_add(1),
             Some(_) => self.against = 0,
             None => {}
         }
@@ -221,7 +231,11 @@ mod tests {
             }
         };
         bad(180, 180);
-        assert_eq!(bad(179, 180), Some(Side::White), "left time fell: White runs");
+        assert_eq!(
+            bad(179, 180),
+            Some(Side::White),
+            "left time fell: White runs"
+        );
     }
 
     #[test]
