@@ -64,6 +64,7 @@ impl Player {
             physical: Physical {
                 placement: initial.unwrap_or_else(Placement::start),
                 clock: None,
+                trace_clock: None,
             },
             pty: Some(pty),
             status,

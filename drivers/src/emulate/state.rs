@@ -26,30 +26,32 @@ impl ClockState {
         }
     }
 
-    /// The times to take over from a trace reading `(white, black)` with `running` so that
-    /// the display never goes up, as on a real clock: only the side that just stopped (the
-    /// player who pressed) may rise, by the increment. Otherwise a side keeps the time it
-    /// shows now when the reading would show a higher second (the trace's reading lags the
-    /// emulated countdown).
+    /// The times to take over from a trace reading `(white, black)` with `running`, given the
+    /// trace's previous reading `before`, so that the display never goes up, as on a real
+    /// clock: only the side that just pressed may rise, and only by what the trace itself
+    /// added to it (the increment). Otherwise a side keeps the time it shows now when the reading would show a
+    /// higher second (the trace's reading lags the emulated countdown).
     pub(crate) fn without_rise(
         &self,
-        white: f64,
-        black: f64,
+        (white, black): (f64, f64),
         running: Option<Side>,
+        before: (f64, f64),
         now: Instant,
     ) -> (f64, f64) {
         let (w_now, b_now) = self.now(now);
         let pressed = self.running.filter(|&s| running != Some(s));
-        let keep = |side: Side, new: f64, current: f64| {
-            if pressed != Some(side) && shown(new) > shown(current) {
-                current
+        let keep = |side: Side, new: f64, old_trace: f64, current: f64| {
+            let increment = if pressed == Some(side) {
+                (new - old_trace).max(0.0)
             } else {
-                new
-            }
+                0.0
+            };
+            let cap = current + increment;
+            if shown(new) > shown(cap) { cap } else { new }
         };
         (
-            keep(Side::White, white, w_now),
-            keep(Side::Black, black, b_now),
+            keep(Side::White, white, before.0, w_now),
+            keep(Side::Black, black, before.1, b_now),
         )
     }
 
@@ -71,6 +73,8 @@ fn shown(secs: f64) -> u32 {
 pub(crate) struct Physical {
     pub(crate) placement: Placement,
     pub(crate) clock: Option<ClockState>,
+    /// The trace's last clock reading (white, black), to tell increments from lag.
+    pub(crate) trace_clock: Option<(f64, f64)>,
 }
 
 /// One change applied from the trace.
@@ -99,10 +103,12 @@ impl Physical {
                 running,
                 ..
             } => {
-                let (white, black) = match self.clock {
-                    Some(c) => c.without_rise(*white, *black, *running, now),
-                    None => (*white, *black),
+                let reading = (*white, *black);
+                let (white, black) = match (self.clock, self.trace_clock) {
+                    (Some(c), Some(before)) => c.without_rise(reading, *running, before, now),
+                    _ => reading,
                 };
+                self.trace_clock = Some(reading);
                 self.clock = Some(ClockState {
                     white,
                     black,
@@ -137,19 +143,22 @@ mod tests {
         let later = t0 + std::time::Duration::from_secs(3);
         // White runs from 60 s; 3 s later the emulated display shows 57.
         let c = clock(60.0, 60.0, Some(Side::White), t0);
-        // The trace's reading (58.5, still White) lags: the display stays at 57.
+        let before = (60.0, 60.0);
+        // The trace's reading (58.5) lags: the display stays at 57.
         assert_eq!(
-            c.without_rise(58.5, 60.0, Some(Side::White), later),
+            c.without_rise((58.5, 60.0), Some(Side::White), before, later),
             (57.0, 60.0)
         );
         // Same second or lower: the trace's value is taken.
         assert_eq!(
-            c.without_rise(56.5, 60.0, Some(Side::White), later),
+            c.without_rise((56.5, 60.0), Some(Side::White), before, later),
             (56.5, 60.0)
         );
-        // White presses with a 2 s increment: White may rise, Black (now running) may not.
+        // White presses with a 2 s increment (trace 58 -> 60): White rises by the increment
+        // from what it shows, Black may not rise at all.
+        let before = (58.0, 60.0);
         assert_eq!(
-            c.without_rise(59.0, 61.0, Some(Side::Black), later),
+            c.without_rise((60.0, 61.0), Some(Side::Black), before, later),
             (59.0, 60.0)
         );
     }
@@ -159,6 +168,7 @@ mod tests {
         let mut p = Physical {
             placement: crate::trace::Placement::start(),
             clock: None,
+            trace_clock: None,
         };
         let t0 = Instant::now();
         let ev = |white: f64, black: f64, running| TraceEvent::Clock {
