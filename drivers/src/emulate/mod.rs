@@ -17,9 +17,10 @@
 //! [`Pace::Timed`], whenever the running clock's display changes (update-nice behaviour);
 //! acks to clock commands; SETNRUN sets the clock; DGT 3000 text is kept for
 //! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Like real hardware: the
-//! clock status byte is 0x08/0x09/0x12/0x13 (lever and turn bits), the display never goes up
-//! except by the increment at a press, and field updates flow once an update mode is chosen,
-//! whether the host asked for the dump before or after. Millennium: `V S W R L X T` with
+//! clock status byte is 0x08/0x09/0x12/0x13 (lever and turn bits), the running display
+//! never goes up except by the increment at a press (a stopped clock may be set), and field
+//! updates flow once an update mode is chosen, whether the host asked for the dump before or
+//! after. Millennium: `V S W R L X T` with
 //! parity (or without, [`EmulatorConfig::parity`]) and block check, the status h1 first,
 //! automatic `s` reports on change unless register 02 is 1.
 

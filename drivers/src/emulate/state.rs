@@ -29,8 +29,9 @@ impl ClockState {
     /// The times to take over from a trace reading `(white, black)` with `running`, given the
     /// trace's previous reading `before`, so that the display never goes up, as on a real
     /// clock: only the side that just pressed may rise, and only by what the trace itself
-    /// added to it (the increment). Otherwise a side keeps the time it shows now when the reading would show a
-    /// higher second (the trace's reading lags the emulated countdown).
+    /// added to it (the increment). Otherwise a side keeps the time it shows now when the
+    /// reading would show a higher second (the trace's reading lags the emulated countdown).
+    /// Not used for readings of a stopped clock, which is how a clock is set.
     pub(crate) fn without_rise(
         &self,
         (white, black): (f64, f64),
@@ -104,8 +105,12 @@ impl Physical {
                 ..
             } => {
                 let reading = (*white, *black);
+                // A stopped clock is how a clock gets set (a new game, an arbiter's
+                // correction): its reading is taken as it is.
                 let (white, black) = match (self.clock, self.trace_clock) {
-                    (Some(c), Some(before)) => c.without_rise(reading, *running, before, now),
+                    (Some(c), Some(before)) if running.is_some() => {
+                        c.without_rise(reading, *running, before, now)
+                    }
                     _ => reading,
                 };
                 self.trace_clock = Some(reading);
