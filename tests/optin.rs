@@ -7,8 +7,17 @@
 //! * [`mosquitto`]: Debian's mosquitto as the broker (`apt-get install mosquitto`).
 //! * [`browser`]: the viewer and arbiter pages in headless Chromium driven over WebDriver
 //!   (`apt-get install chromium chromium-driver`).
+//! * [`interop`]: third-party DGT and Millennium client programs (from `../shared/interop`)
+//!   against the emulated boards, and a Millennium device without parity through `listen`
+//!   (`pip install pyserial pyee==8.2.2 chess`).
+//! * [`recording`]: a real DGT board's recorded bytes (from `../shared/data`) through
+//!   `listen` and `replay`.
 
 #[path = "optin/browser.rs"]
 mod browser;
+#[path = "optin/interop.rs"]
+mod interop;
 #[path = "optin/mosquitto.rs"]
 mod mosquitto;
+#[path = "optin/recording.rs"]
+mod recording;

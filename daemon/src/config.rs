@@ -97,6 +97,19 @@ pub enum Orientation {
     Rotated,
 }
 
+/// Parity of a Millennium board's characters (`board[].parity`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Parity {
+    /// Accept characters with and without parity, answer as the board sends (the default).
+    #[default]
+    Auto,
+    /// 7 data bits plus odd parity (ChessLink, Exclusive, Performance).
+    Odd,
+    /// 7-bit characters without parity (DGT Centaur's ChessLink emulation, some eONEs).
+    None,
+}
+
 /// Log output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -175,6 +188,9 @@ pub struct RawBoard {
     /// How the board lies.
     #[serde(default)]
     pub orientation: Orientation,
+    /// Millennium: parity of the board's characters.
+    #[serde(default)]
+    pub parity: Parity,
     /// For `emulated`: the sensor trace it plays.
     #[serde(default)]
     pub trace: Option<PathBuf>,
@@ -298,6 +314,8 @@ pub struct BoardConfig {
     pub white_side: WhiteSide,
     /// How the board lies.
     pub orientation: Orientation,
+    /// Millennium: parity of the board's characters.
+    pub parity: Parity,
     /// For an emulated board: the trace it plays.
     pub trace: Option<PathBuf>,
 }
@@ -520,6 +538,13 @@ impl Config {
                     "a Millennium board relays no clock: set clock = \"none\"".into(),
                 ));
             }
+            if b.driver != DriverKind::Millennium && b.parity != Parity::Auto {
+                return Err(at(
+                    span,
+                    &key("parity"),
+                    "parity applies to Millennium boards only".into(),
+                ));
+            }
             boards.push(BoardConfig {
                 id,
                 driver: b.driver,
@@ -528,6 +553,7 @@ impl Config {
                 clock: b.clock,
                 white_side: b.white_side,
                 orientation: b.orientation,
+                parity: b.parity,
                 trace: b.trace.as_deref().map(|p| relative_to(file, p)),
             });
         }
@@ -663,6 +689,7 @@ name = "B"
 driver = "millennium"
 port = "/dev/ttyUSB1"
 clock = "none"
+parity = "none"
 
 [mqtt]
 url = "mqtt://127.0.0.1:1883"
@@ -693,6 +720,8 @@ dir = "games"
         );
         assert_eq!(c.boards.len(), 2);
         assert_eq!(c.boards[1].driver, DriverKind::Millennium);
+        assert_eq!(c.boards[1].parity, Parity::None);
+        assert_eq!(c.boards[0].parity, Parity::Auto, "the default");
         assert_eq!(c.tags.get("WhiteA").map(String::as_str), Some("Ann"));
         assert_eq!(c.http.unwrap().listen.port(), 8080);
         assert_eq!(c.mqtt.unwrap().topic_prefix, "bughouse");
@@ -733,6 +762,14 @@ dir = "games"
         assert_eq!(e.key.as_deref(), Some("mqtt.url"));
         let e = parse(&GOOD.replace("id = \"table-1\"", "id = \"../etc\"")).unwrap_err();
         assert_eq!(e.key.as_deref(), Some("match.id"));
+        let e = parse(&GOOD.replace("parity = \"none\"", "parity = \"even\"")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("board[1].parity"));
+        let dgt_parity = GOOD.replace(
+            "white_side = \"left\"",
+            "white_side = \"left\"\nparity = \"odd\"",
+        );
+        let e = parse(&dgt_parity).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("board[0].parity"));
     }
 
     #[test]

@@ -44,9 +44,10 @@
 //!
 //! # CLI wiring (daemon/src/cli)
 //!
-//! * `bugbridge listen --driver dgt|millennium --port PATH [--white-side left|right]`:
-//!   build `SessionConfig::new(kind, PortSpec::Path(path), BoardId::A)`, set `white_side`,
-//!   then `listen(cfg, &mut std::io::stdout(), async { let _ = tokio::signal::ctrl_c().await; }).await`.
+//! * `bugbridge listen --driver dgt|millennium --port PATH [--white-side left|right]
+//!   [--parity auto|odd|none] [--raw FILE]`: build `SessionConfig::new(kind,
+//!   PortSpec::Path(path), BoardId::A)`, set `white_side`, `millennium.parity` and `raw`
+//!   ([`session::RawLog`]), then `listen(cfg, &mut std::io::stdout(), async { let _ = tokio::signal::ctrl_c().await; }).await`.
 //!   [`session::DriverKind::from_name`] parses the driver name.
 //! * `bugbridge ports [--probe]`: `for p in ports(None) { println!("{p}") }` (one line per
 //!   port: path, kind, USB vid:pid and strings, board guess); `ports(Some(Duration::from_millis(500)))`

@@ -6,7 +6,7 @@ use std::path::Path;
 use bugbridge::app::{self, AppError, Endpoints, RunOptions};
 use bugbridge::config::{
     BoardConfig, ClockSource, Config, DriverKind, HttpConfig, LogFormat, MqttConfig, Orientation,
-    WhiteSide,
+    Parity, WhiteSide,
 };
 use bugbridge::rules::{BoardId, RulesetName};
 use bugbridge_drivers::trace::BoardId as WireBoard;
@@ -32,6 +32,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
         clock: ClockSource::Board,
         white_side: WhiteSide::Left,
         orientation: Orientation::Auto,
+        parity: Parity::Auto,
         trace: None,
     };
     Config {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, EmulatorHandle, Pace};
+use bugbridge_drivers::millennium::ParityMode;
 use bugbridge_drivers::session::{
     self, DriverKind as WireDriver, Orientation as WireOrientation, PortSpec, SessionConfig,
     SessionHandle, spawn_session,
@@ -13,7 +14,7 @@ use bugbridge_drivers::session::{
 use bugbridge_drivers::trace::{self, TraceLine};
 use tokio::sync::mpsc;
 
-use crate::config::{BoardConfig, ClockSource, DriverKind, Orientation, WhiteSide};
+use crate::config::{BoardConfig, ClockSource, DriverKind, Orientation, Parity, WhiteSide};
 use crate::rules::{BoardId, ByBoard};
 use crate::sensor::wire_board_id;
 
@@ -88,6 +89,11 @@ fn session_config(b: &BoardConfig, driver: WireDriver, port: PortSpec) -> Sessio
         Orientation::Auto => WireOrientation::Auto,
         Orientation::Normal => WireOrientation::Normal,
         Orientation::Rotated => WireOrientation::Rotated,
+    };
+    cfg.millennium.parity = match b.parity {
+        Parity::Auto => ParityMode::Auto,
+        Parity::Odd => ParityMode::Odd,
+        Parity::None => ParityMode::Ignore,
     };
     cfg
 }

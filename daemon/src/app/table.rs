@@ -547,6 +547,7 @@ mod tests {
             clock: ClockSource::Board,
             white_side: WhiteSide::Left,
             orientation: Orientation::Auto,
+            parity: crate::config::Parity::Auto,
             trace: None,
         };
         Config {

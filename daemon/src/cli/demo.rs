@@ -15,7 +15,7 @@ use clap::Args;
 use crate::app::{self, RunOptions};
 use crate::config::{
     BoardConfig, ClockSource, Config, DriverKind, HttpConfig, LogFormat, MqttConfig, Orientation,
-    WhiteSide,
+    Parity, WhiteSide,
 };
 use crate::rules::notation::bpgn::parse_bpgn;
 use crate::rules::{BoardId, RulesetName};
@@ -278,6 +278,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         clock: ClockSource::Board,
         white_side: WhiteSide::Left,
         orientation: Orientation::Auto,
+        parity: Parity::Auto,
         trace: Some(trace_path.clone()),
     };
     let config = Config {

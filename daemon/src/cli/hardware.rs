@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use bugbridge_drivers::dgt::ClockSide;
-use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig};
+use bugbridge_drivers::millennium::ParityMode;
+use bugbridge_drivers::session::{DriverKind, PortSpec, RawLog, SessionConfig};
 use bugbridge_drivers::trace::BoardId;
 use bugbridge_drivers::{DriverError, EmulateOptions, PORTS_HEADER, emulate_file, listen, ports};
 use clap::{Args, ValueEnum};
@@ -58,6 +59,34 @@ pub struct ListenArgs {
     /// Which side of the clock White sits on.
     #[arg(long, value_enum, default_value = "left")]
     pub white_side: Side,
+    /// Millennium parity: auto (accept both, answer as the board sends), odd, or none.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub parity: Parity,
+    /// Also write every byte read and written to FILE, one timestamped line per read:
+    /// `<ms> in|out <hex>`.
+    #[arg(long, value_name = "FILE")]
+    pub raw: Option<PathBuf>,
+}
+
+/// Millennium parity on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Parity {
+    /// Accept bytes with and without parity; detect which the board sends.
+    Auto,
+    /// 7 data bits plus odd parity in bit 7 (ChessLink, Exclusive, Performance).
+    Odd,
+    /// 7-bit characters without parity (DGT Centaur's ChessLink emulation).
+    None,
+}
+
+impl Parity {
+    fn mode(self) -> ParityMode {
+        match self {
+            Parity::Auto => ParityMode::Auto,
+            Parity::Odd => ParityMode::Odd,
+            Parity::None => ParityMode::Ignore,
+        }
+    }
 }
 
 /// Arguments of `ports`.
@@ -86,12 +115,15 @@ pub struct EmulateArgs {
     /// Keep a symlink at this path pointing at the device.
     #[arg(long)]
     pub link: Option<PathBuf>,
-    /// The board lies turned 180°.
+    /// The board lies turned 180° (Millennium: the status goes a8 first instead of h1).
     #[arg(long)]
     pub rotated: bool,
     /// Which side of the clock White sits on.
     #[arg(long, value_enum, default_value = "left")]
     pub white_side: Side,
+    /// Millennium parity: odd (a ChessLink board) or none (a 7-bit device).
+    #[arg(long, value_enum, default_value = "odd")]
+    pub parity: Parity,
 }
 
 fn parse_board(s: &str) -> Result<BoardId, String> {
@@ -115,6 +147,16 @@ pub(super) fn run_listen(args: ListenArgs) -> u8 {
     super::logging::init_plain_logging("info");
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
+    config.millennium.parity = args.parity.mode();
+    if let Some(path) = &args.raw {
+        match std::fs::File::create(path) {
+            Ok(f) => config.raw = Some(RawLog::new(Box::new(f))),
+            Err(e) => {
+                eprintln!("listen: --raw {}: {e}", path.display());
+                return 2;
+            }
+        }
+    }
     super::runtime(async move {
         let mut out = std::io::stdout();
         match listen(config, &mut out, interrupted()).await {
@@ -151,6 +193,7 @@ pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
     opts.link = args.link;
     opts.rotated = args.rotated;
     opts.white_side = args.white_side.clock_side();
+    opts.parity = args.parity.mode();
     super::runtime(async move {
         let mut out = std::io::stdout();
         match emulate_file(opts, &mut out, interrupted()).await {

@@ -8,7 +8,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let Some((&split, data)) = data.split_first() else { return };
     let chunk = usize::from(split % 64) + 1;
-    for parity in [ParityMode::Odd, ParityMode::Ignore] {
+    for parity in [ParityMode::Odd, ParityMode::Ignore, ParityMode::Auto] {
         let mut d = ReplyDecoder::new(parity);
         let mut buf = BytesMut::new();
         for part in data.chunks(chunk) {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::dgt::ClockSide;
 use crate::emulate::{Emulator, EmulatorConfig, Pace};
 use crate::error::DriverError;
+use crate::millennium::ParityMode;
 use crate::session::DriverKind;
 use crate::trace::{BoardId, TraceLine, TraceReader};
 
@@ -28,10 +29,13 @@ pub struct EmulateOptions {
     pub rotated: bool,
     /// Where White sits at the clock.
     pub white_side: ClockSide,
+    /// Millennium parity: odd (default) or none (a 7-bit device).
+    pub parity: ParityMode,
 }
 
 impl EmulateOptions {
-    /// Board A, real-time speed (1.0), no symlink, normal orientation, white on the left.
+    /// Board A, real-time speed (1.0), no symlink, normal orientation, white on the left,
+    /// odd parity.
     #[must_use]
     pub fn new(driver: DriverKind, trace: PathBuf) -> Self {
         EmulateOptions {
@@ -42,6 +46,7 @@ impl EmulateOptions {
             link: None,
             rotated: false,
             white_side: ClockSide::Left,
+            parity: ParityMode::Odd,
         }
     }
 }
@@ -96,6 +101,7 @@ pub async fn emulate_file<W: Write>(
     config.link_path = opts.link;
     config.rotated = opts.rotated;
     config.white_side = opts.white_side;
+    config.parity = opts.parity;
     let handle = Emulator::start(config, &lines)?;
     writeln!(out, "{}", handle.path().display())?;
     out.flush()?;

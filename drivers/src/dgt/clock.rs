@@ -123,10 +123,11 @@ pub struct ClockTimes {
     pub lever_right_up: bool,
     /// p6 bit2: battery low.
     pub battery_low: bool,
-    /// p6 bit3 (2015 header): the right player's turn.
-    pub right_turn: bool,
-    /// p6 bit4 (2015 header): the left player's turn.
+    /// p6 bit3: the left player's turn (what real clocks send; the 2015 header edit says
+    /// the opposite, see `eboard-protocols.md` §1.6 "Correction from real hardware").
     pub left_turn: bool,
+    /// p6 bit4: the right player's turn.
+    pub right_turn: bool,
     /// p6 bit5: no clock connected, reading invalid.
     pub no_clock: bool,
 }
@@ -134,42 +135,85 @@ pub struct ClockTimes {
 impl ClockTimes {
     /// The side whose time runs, or `None` when the clock is stopped.
     ///
-    /// Uses the turn bits when exactly one is set; otherwise the lever (the side whose lever
-    /// is up is the side whose time runs, as on any chess clock).
+    /// The lever bit decides: real clocks set bit1 exactly while the right time falls (1,549
+    /// of 1,549 readings of three recorded games). The turn bits are a cross-check
+    /// ([`ClockTimes::turn_side`], [`ClockTimes::turn_disagrees`]); the session settles a
+    /// disagreement by the falling time.
     #[must_use]
     pub fn running_side(&self) -> Option<ClockSide> {
-        if !self.running {
-            return None;
-        }
-        match (self.left_turn, self.right_turn) {
-            (true, false) => Some(ClockSide::Left),
-            (false, true) => Some(ClockSide::Right),
-            _ if self.lever_right_up => Some(ClockSide::Right),
-            _ => Some(ClockSide::Left),
+        self.running.then_some(self.lever_side())
+    }
+
+    /// The side the lever bit points at (whose time runs while the clock runs).
+    #[must_use]
+    pub fn lever_side(&self) -> ClockSide {
+        if self.lever_right_up {
+            ClockSide::Right
+        } else {
+            ClockSide::Left
         }
     }
 
-    /// A reading where `side` runs (or nothing runs), with lever and turn bits to match.
+    /// The side the turn bits name, when exactly one of them is set.
     #[must_use]
-    pub fn with_running(left: SideTime, right: SideTime, side: Option<ClockSide>) -> ClockTimes {
+    pub fn turn_side(&self) -> Option<ClockSide> {
+        match (self.left_turn, self.right_turn) {
+            (true, false) => Some(ClockSide::Left),
+            (false, true) => Some(ClockSide::Right),
+            _ => None,
+        }
+    }
+
+    /// True when the turn bits name one side and the lever the other.
+    #[must_use]
+    pub fn turn_disagrees(&self) -> bool {
+        self.turn_side().is_some_and(|t| t != self.lever_side())
+    }
+
+    /// A reading where `side` runs, with lever and turn bits as a real clock sends them:
+    /// status `0x09` (left runs) or `0x13` (right runs).
+    #[must_use]
+    pub fn running(left: SideTime, right: SideTime, side: ClockSide) -> ClockTimes {
+        ClockTimes {
+            running: true,
+            ..ClockTimes::stopped(left, right, side)
+        }
+    }
+
+    /// A stopped reading with the lever towards `lever` (the side that runs when the clock
+    /// is started): status `0x08` (left) or `0x12` (right), as a real clock sends it.
+    #[must_use]
+    pub fn stopped(left: SideTime, right: SideTime, lever: ClockSide) -> ClockTimes {
         ClockTimes {
             left,
             right,
-            running: side.is_some(),
-            lever_right_up: side == Some(ClockSide::Right),
+            running: false,
+            lever_right_up: lever == ClockSide::Right,
             battery_low: false,
-            right_turn: side == Some(ClockSide::Right),
-            left_turn: side == Some(ClockSide::Left),
+            left_turn: lever == ClockSide::Left,
+            right_turn: lever == ClockSide::Right,
             no_clock: false,
         }
     }
 
-    fn status(&self) -> u8 {
+    /// [`ClockTimes::running`] for `Some(side)`, [`ClockTimes::stopped`] with the lever on
+    /// the left for `None`.
+    #[must_use]
+    pub fn with_running(left: SideTime, right: SideTime, side: Option<ClockSide>) -> ClockTimes {
+        match side {
+            Some(s) => ClockTimes::running(left, right, s),
+            None => ClockTimes::stopped(left, right, ClockSide::Left),
+        }
+    }
+
+    /// The status byte p6.
+    #[must_use]
+    pub fn status(&self) -> u8 {
         u8::from(self.running)
             | u8::from(self.lever_right_up) << 1
             | u8::from(self.battery_low) << 2
-            | u8::from(self.right_turn) << 3
-            | u8::from(self.left_turn) << 4
+            | u8::from(self.left_turn) << 3
+            | u8::from(self.right_turn) << 4
             | u8::from(self.no_clock) << 5
     }
 }
@@ -261,8 +305,8 @@ impl Bwtime {
             running: s & 0x01 != 0,
             lever_right_up: s & 0x02 != 0,
             battery_low: s & 0x04 != 0,
-            right_turn: s & 0x08 != 0,
-            left_turn: s & 0x10 != 0,
+            left_turn: s & 0x08 != 0,
+            right_turn: s & 0x10 != 0,
             no_clock: s & 0x20 != 0,
         })
     }
@@ -327,20 +371,78 @@ mod tests {
     }
 
     #[test]
-    fn running_side_from_turn_bits_then_lever() {
+    fn running_side_follows_the_lever_and_turn_bits_cross_check() {
         let mut t = ClockTimes::with_running(
             SideTime::from_seconds(1),
             SideTime::from_seconds(2),
             Some(ClockSide::Right),
         );
         assert_eq!(t.running_side(), Some(ClockSide::Right));
+        assert!(!t.turn_disagrees());
         t.right_turn = false;
-        t.left_turn = false;
+        t.left_turn = true;
         assert_eq!(t.running_side(), Some(ClockSide::Right), "lever decides");
+        assert!(t.turn_disagrees());
+        t.left_turn = false;
+        assert!(!t.turn_disagrees(), "no turn bit: nothing to disagree with");
         t.lever_right_up = false;
         assert_eq!(t.running_side(), Some(ClockSide::Left));
         t.running = false;
         assert_eq!(t.running_side(), None);
+    }
+
+    /// Readings copied byte for byte from a real DGT board with a DGT clock
+    /// (`dgt-recordings/1.inbytes`, a 3 min + 2 s game): p6 is only ever 0x08, 0x09, 0x12 or
+    /// 0x13, the left time falls under 0x09 and the right under 0x13.
+    #[test]
+    fn real_clock_readings_run_the_side_whose_time_falls() {
+        let left_falls = [
+            Bwtime([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x09]), // left 3:01, right 3:02
+            Bwtime([0x20, 0x03, 0x02, 0x20, 0x03, 0x00, 0x09]), // left 3:00
+        ];
+        let right_falls = [
+            Bwtime([0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13]), // right 3:02, left 3:01
+            Bwtime([0x20, 0x03, 0x01, 0x20, 0x03, 0x01, 0x13]), // right 3:01
+        ];
+        for (pair, side) in [
+            (left_falls, ClockSide::Left),
+            (right_falls, ClockSide::Right),
+        ] {
+            let a = times(pair[0].classify(BwtimeLayout::Modern));
+            let b = times(pair[1].classify(BwtimeLayout::Modern));
+            let fell = if b.left.total_seconds() < a.left.total_seconds() {
+                ClockSide::Left
+            } else {
+                ClockSide::Right
+            };
+            assert_eq!(fell, side);
+            for t in [a, b] {
+                assert_eq!(t.running_side(), Some(side), "{t:?}");
+                assert_eq!(t.turn_side(), Some(side), "{t:?}");
+                assert!(t.right.time_per_move && t.left.time_per_move);
+            }
+        }
+        // Stopped before the first press: lever left, left's turn (0x08); stopped with the
+        // lever right (0x12).
+        let stopped = times(
+            Bwtime([0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x08]).classify(BwtimeLayout::Modern),
+        );
+        assert_eq!(stopped.running_side(), None);
+        assert_eq!(stopped.turn_side(), Some(ClockSide::Left));
+        let stopped_right = times(
+            Bwtime([0x20, 0x01, 0x46, 0x20, 0x01, 0x49, 0x12]).classify(BwtimeLayout::Modern),
+        );
+        assert_eq!(stopped_right.turn_side(), Some(ClockSide::Right));
+        assert!(!stopped_right.turn_disagrees());
+    }
+
+    #[test]
+    fn readings_built_for_a_side_carry_the_real_status_values() {
+        let (l, r) = (SideTime::from_seconds(61), SideTime::from_seconds(62));
+        assert_eq!(ClockTimes::running(l, r, ClockSide::Left).status(), 0x09);
+        assert_eq!(ClockTimes::running(l, r, ClockSide::Right).status(), 0x13);
+        assert_eq!(ClockTimes::stopped(l, r, ClockSide::Left).status(), 0x08);
+        assert_eq!(ClockTimes::stopped(l, r, ClockSide::Right).status(), 0x12);
     }
 
     #[test]

@@ -26,8 +26,12 @@ pub(crate) struct DgtDevice {
     decoder: CommandDecoder,
     buf: BytesMut,
     mode: Mode,
-    synced: bool,
+    /// A board dump was sent since the last reset: with an update mode chosen (in either
+    /// order) the host is in step and the trace plays.
+    dumped: bool,
     rotated: bool,
+    /// Where the lever points while the clock is stopped (the side that runs next).
+    lever: ClockSide,
     clock_attached: bool,
     white_side: ClockSide,
     layout: BwtimeLayout,
@@ -47,8 +51,9 @@ impl DgtDevice {
             decoder: CommandDecoder::new(),
             buf: BytesMut::new(),
             mode: Mode::Idle,
-            synced: false,
+            dumped: false,
             rotated,
+            lever: white_side,
             clock_attached,
             white_side,
             layout,
@@ -72,7 +77,9 @@ impl DgtDevice {
         BoardMessage::BoardDump(codes)
     }
 
-    fn bwtime(&self, p: &Physical, now: Instant) -> Bwtime {
+    /// The reading a real clock would send now: status 0x08/0x09/0x12/0x13 (lever and turn
+    /// bits together), flag bits on a side that reached zero.
+    fn bwtime(&mut self, p: &Physical, now: Instant) -> Bwtime {
         let Some(c) = p.clock.filter(|_| self.clock_attached) else {
             let t = ClockTimes {
                 no_clock: true,
@@ -94,11 +101,19 @@ impl DgtDevice {
                 (false, ClockSide::Right) => ClockSide::Left,
             }
         });
-        let t = ClockTimes::with_running(
-            SideTime::from_seconds(left),
-            SideTime::from_seconds(right),
-            side,
-        );
+        if let Some(s) = side {
+            self.lever = s;
+        }
+        let display = |secs: u32| SideTime {
+            flag_fallen: secs == 0,
+            flag_shown: secs == 0,
+            ..SideTime::from_seconds(secs)
+        };
+        let (left, right) = (display(left), display(right));
+        let t = match side {
+            Some(s) => ClockTimes::running(left, right, s),
+            None => ClockTimes::stopped(left, right, self.lever),
+        };
         Bwtime::from_times(&t, self.layout)
     }
 
@@ -116,6 +131,7 @@ impl DgtDevice {
         if !self.clock_attached {
             return;
         }
+        let set_times = matches!(cmd, ClockCommand::SetAndRun { .. });
         let ack = match &cmd {
             ClockCommand::Version => ClockAck([ClockAck::OK, cmd.id(), 0x20, 0]),
             _ => ClockAck::ok(cmd.id()),
@@ -165,6 +181,12 @@ impl DgtDevice {
         // The board acknowledges clock commands only in UPDATE / UPDATE_NICE mode.
         if self.clock_updates() {
             BoardMessage::Bwtime(Bwtime::from_ack(&ack)).encode(out);
+            if set_times {
+                // The clock shows the new times: report them as a real board does.
+                let b = self.bwtime(p, now);
+                self.last_clock_sent = Some(b);
+                BoardMessage::Bwtime(b).encode(out);
+            }
         }
     }
 }
@@ -177,7 +199,7 @@ impl Device for DgtDevice {
             match cmd {
                 Command::Reset => {
                     self.mode = Mode::Idle;
-                    self.synced = false;
+                    self.dumped = false;
                 }
                 Command::SendClock => {
                     let b = self.bwtime(p, now);
@@ -186,9 +208,7 @@ impl Device for DgtDevice {
                 }
                 Command::SendBoard => {
                     self.dump(p).encode(out);
-                    if self.mode != Mode::Idle {
-                        self.synced = true;
-                    }
+                    self.dumped = true;
                 }
                 Command::Update => self.mode = Mode::Update,
                 Command::UpdateNice => self.mode = Mode::UpdateNice,
@@ -208,7 +228,7 @@ impl Device for DgtDevice {
                 Command::EeMoves => BoardMessage::EeMoves(self.eeprom.stream()).encode(out),
                 Command::BusMode => {
                     self.mode = Mode::Idle;
-                    self.synced = false;
+                    self.dumped = false;
                 }
                 Command::SetLeds { pattern, from, to } => {
                     if pattern == 0 && from == 0x40 {
@@ -283,12 +303,12 @@ impl Device for DgtDevice {
     }
 
     fn synced(&self) -> bool {
-        self.synced
+        self.dumped && self.mode != Mode::Idle
     }
 
     fn unplugged(&mut self) {
         self.mode = Mode::Idle;
-        self.synced = false;
+        self.dumped = false;
         self.buf.clear();
         self.last_clock_sent = None;
     }

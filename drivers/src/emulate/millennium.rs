@@ -7,8 +7,8 @@ use bytes::BytesMut;
 use super::device::{Device, DeviceStatus};
 use super::state::{Change, Physical};
 use crate::millennium::{
-    CommandDecoder, MillCommand, ParityMode, Reply, index_to_square, leds_for_squares,
-    piece_to_char,
+    CommandDecoder, MillCommand, ParityMode, Reply, apply_parity, index_to_square,
+    leds_for_squares, piece_to_char,
 };
 use crate::trace::Square;
 
@@ -19,6 +19,7 @@ pub(crate) struct MillenniumDevice {
     registers: [u8; 256],
     synced: bool,
     rotated: bool,
+    parity: ParityMode,
     status: DeviceStatus,
 }
 
@@ -29,9 +30,14 @@ fn default_registers() -> [u8; 256] {
 }
 
 impl MillenniumDevice {
-    pub(crate) fn new(rotated: bool) -> Self {
+    /// `rotated`: the status goes a8 first (a board turned 180°; by default h1 first, as
+    /// real boards send it). `parity`: `Odd` sends and demands the parity bit, `Ignore`
+    /// sends 7-bit characters without it and accepts anything, `Auto` accepts anything
+    /// and answers as the host sends.
+    pub(crate) fn new(rotated: bool, parity: ParityMode) -> Self {
         MillenniumDevice {
-            decoder: CommandDecoder::new(ParityMode::Odd),
+            parity,
+            decoder: CommandDecoder::new(parity),
             buf: BytesMut::new(),
             registers: default_registers(),
             synced: false,
@@ -69,6 +75,50 @@ impl MillenniumDevice {
 
 impl Device for MillenniumDevice {
     fn on_bytes(&mut self, bytes: &[u8], p: &mut Physical, _now: Instant, out: &mut BytesMut) {
+        let from = out.len();
+        self.on_commands(bytes, p, out);
+        self.parity_out(&mut out[from..]);
+    }
+
+    fn render(&mut self, change: &Change, p: &Physical, _now: Instant, out: &mut BytesMut) {
+        // Register 02 = 001 turns automatic reports off; every other mode reports changes
+        // (the emulator does not repeat unchanged scans).
+        if matches!(change, Change::Squares(_)) && self.registers[2] & 0x07 != 1 {
+            let from = out.len();
+            self.status_reply(p).encode(out);
+            self.parity_out(&mut out[from..]);
+        }
+    }
+
+    fn tick(&mut self, _p: &Physical, _now: Instant, _out: &mut BytesMut) {}
+
+    fn synced(&self) -> bool {
+        self.synced
+    }
+
+    fn unplugged(&mut self) {
+        self.synced = false;
+        self.buf.clear();
+    }
+
+    fn status(&self) -> DeviceStatus {
+        let mut s = self.status.clone();
+        s.dropped_bytes = self.decoder.stats().dropped_bytes();
+        s
+    }
+}
+
+impl MillenniumDevice {
+    /// Re-encodes replies for a device without parity (or, in `Auto`, a host without it).
+    fn parity_out(&self, bytes: &mut [u8]) {
+        let mode = match self.parity {
+            ParityMode::Auto => self.decoder.detected_parity().unwrap_or(ParityMode::Odd),
+            other => other,
+        };
+        apply_parity(bytes, mode);
+    }
+
+    fn on_commands(&mut self, bytes: &[u8], p: &mut Physical, out: &mut BytesMut) {
         self.buf.extend_from_slice(bytes);
         while let Some(cmd) = self.decoder.next_command(&mut self.buf) {
             self.status.commands += 1;
@@ -108,30 +158,5 @@ impl Device for MillenniumDevice {
                 }
             }
         }
-    }
-
-    fn render(&mut self, change: &Change, p: &Physical, _now: Instant, out: &mut BytesMut) {
-        // Register 02 = 001 turns automatic reports off; every other mode reports changes
-        // (the emulator does not repeat unchanged scans).
-        if matches!(change, Change::Squares(_)) && self.registers[2] & 0x07 != 1 {
-            self.status_reply(p).encode(out);
-        }
-    }
-
-    fn tick(&mut self, _p: &Physical, _now: Instant, _out: &mut BytesMut) {}
-
-    fn synced(&self) -> bool {
-        self.synced
-    }
-
-    fn unplugged(&mut self) {
-        self.synced = false;
-        self.buf.clear();
-    }
-
-    fn status(&self) -> DeviceStatus {
-        let mut s = self.status.clone();
-        s.dropped_bytes = self.decoder.stats().dropped_bytes();
-        s
     }
 }

@@ -18,8 +18,13 @@
 //! update mode; BWTIME on clock events and, with
 //! [`Pace::Timed`], whenever the running clock's display changes (update-nice behaviour);
 //! acks to clock commands; SETNRUN sets the clock; DGT 3000 text is kept for
-//! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Millennium: `V S W R L X T`
-//! with parity and block check, automatic `s` reports on change unless register 02 is 1.
+//! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Like real hardware: the
+//! clock status byte is 0x08/0x09/0x12/0x13 (lever and turn bits), the running display
+//! never goes up except by the increment at a press (a stopped clock may be set), and field
+//! updates flow once an update mode is chosen, whether the host asked for the dump before or
+//! after. Millennium: `V S W R L X T` with
+//! parity (or without, [`EmulatorConfig::parity`]) and block check, the status h1 first,
+//! automatic `s` reports on change unless register 02 is 1.
 
 mod device;
 mod dgt;
@@ -38,6 +43,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::dgt::{BwtimeLayout, ClockSide};
+use crate::millennium::ParityMode;
 use crate::serial::{PtyPair, pty_pair};
 use crate::session::DriverKind;
 use crate::trace::{BoardId, TraceEvent, TraceLine};
@@ -76,11 +82,14 @@ pub struct EmulatorConfig {
     pub white_side: ClockSide,
     /// BWTIME layout the emulated board sends.
     pub bwtime_layout: BwtimeLayout,
+    /// Millennium: [`ParityMode::Odd`] (default) as a ChessLink board, [`ParityMode::Ignore`]
+    /// for a 7-bit device without parity (DGT Centaur's ChessLink emulation).
+    pub parity: ParityMode,
 }
 
 impl EmulatorConfig {
     /// Defaults: board A, [`Pace::Asap`], no symlink, normal orientation, clock plugged in,
-    /// white on the left, modern BWTIME layout.
+    /// white on the left, modern BWTIME layout, odd parity.
     #[must_use]
     pub fn new(driver: DriverKind) -> Self {
         EmulatorConfig {
@@ -92,6 +101,7 @@ impl EmulatorConfig {
             clock: true,
             white_side: ClockSide::Left,
             bwtime_layout: BwtimeLayout::Modern,
+            parity: ParityMode::Odd,
         }
     }
 }

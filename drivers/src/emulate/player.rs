@@ -51,11 +51,12 @@ impl Player {
                 cfg.white_side,
                 cfg.bwtime_layout,
             )),
-            DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated)),
+            DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated, cfg.parity)),
         };
         let physical = Physical {
             placement: initial.unwrap_or_else(Placement::start),
             clock: None,
+            trace_clock: None,
         };
         let mut device = device;
         device.power_up(&physical);

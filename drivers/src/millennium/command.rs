@@ -140,6 +140,12 @@ impl CommandDecoder {
         self.framer.stats()
     }
 
+    /// Whether the host sends parity, once a frame has told ([`Framer::detected`]).
+    #[must_use]
+    pub fn detected_parity(&self) -> Option<ParityMode> {
+        self.framer.detected()
+    }
+
     /// The next command in `buf`, or `None` when more bytes are needed.
     pub fn next_command(&mut self, buf: &mut BytesMut) -> Option<MillCommand> {
         loop {

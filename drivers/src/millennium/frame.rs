@@ -2,23 +2,69 @@
 //! by letter, and the resynchronising framer.
 //!
 //! On the wire every byte is 7 data bits plus odd parity in bit 7 when the port runs 8N1
-//! (python-mchess, picochess). With [`ParityMode::Odd`] a byte whose 8 bits have even parity
-//! is dropped and counted; with [`ParityMode::Ignore`] bit 7 is masked off unchecked (for an
-//! eONE, or a port opened 7O1 where the UART strips parity).
+//! (python-mchess, picochess). Some devices send 7-bit characters **without** parity (the DGT
+//! Centaur's ChessLink emulation, the eONE per other drivers). With [`ParityMode::Odd`] a byte
+//! whose 8 bits have even parity is dropped and counted; with [`ParityMode::Ignore`] bit 7 is
+//! masked off unchecked; with [`ParityMode::Auto`] (the default) bit 7 is masked off too, so
+//! neither kind of device loses a frame, and the framer notes from the first complete frames
+//! which kind the peer is ([`Framer::detected`]) so the host can answer in kind.
 
 use bytes::{BufMut, BytesMut};
 
 use crate::error::DecodeError;
 use crate::resync::ResyncStats;
 
-/// How bit 7 of incoming bytes is treated.
+/// How bit 7 of incoming bytes is treated (configuration `parity = "auto" | "odd" | "none"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ParityMode {
-    /// Bit 7 is odd parity; bytes with even parity are dropped.
+    /// Accept both; detect from the first frames whether the peer sends parity.
     #[default]
+    Auto,
+    /// Bit 7 is odd parity; bytes with even parity are dropped.
     Odd,
-    /// Bit 7 is masked off without checking.
+    /// No parity: bit 7 is masked off without checking; sent bytes have bit 7 clear.
     Ignore,
+}
+
+impl ParityMode {
+    /// `"auto"`, `"odd"` or `"none"`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ParityMode::Auto => "auto",
+            ParityMode::Odd => "odd",
+            ParityMode::Ignore => "none",
+        }
+    }
+
+    /// Parses `"auto"`, `"odd"` or `"none"`.
+    #[must_use]
+    pub fn from_name(s: &str) -> Option<ParityMode> {
+        match s {
+            "auto" => Some(ParityMode::Auto),
+            "odd" => Some(ParityMode::Odd),
+            "none" => Some(ParityMode::Ignore),
+            _ => None,
+        }
+    }
+
+    /// Whether bytes sent in this mode carry the parity bit (`Auto` sends it until the peer
+    /// turns out to send none: see [`Framer::detected`]).
+    #[must_use]
+    pub const fn sends_parity(self) -> bool {
+        !matches!(self, ParityMode::Ignore)
+    }
+}
+
+/// `bytes` as sent in `mode`: with the odd-parity bit, or as plain 7-bit characters.
+pub fn apply_parity(bytes: &mut [u8], mode: ParityMode) {
+    for b in bytes {
+        *b = if mode.sends_parity() {
+            with_odd_parity(*b)
+        } else {
+            *b & 0x7F
+        };
+    }
 }
 
 /// `b` (7 bits) with bit 7 set so the byte has an odd number of ones.
@@ -64,7 +110,8 @@ pub fn is_hex(c: u8) -> bool {
     c.is_ascii_hexdigit()
 }
 
-/// Appends `letter` + `payload` + block check, each byte with odd parity.
+/// Appends `letter` + `payload` + block check, each byte with odd parity (see
+/// [`apply_parity`] for a peer without parity).
 pub fn encode_frame(letter: u8, payload: &[u8], out: &mut BytesMut) {
     let check = block_check(payload) ^ (letter & 0x7F);
     out.reserve(payload.len() + 3);
@@ -83,6 +130,7 @@ pub struct Framer {
     /// Parity handling.
     pub parity: ParityMode,
     stats: ResyncStats,
+    detected: Option<ParityMode>,
 }
 
 impl Framer {
@@ -92,6 +140,26 @@ impl Framer {
         Framer {
             parity,
             stats: ResyncStats::default(),
+            detected: None,
+        }
+    }
+
+    /// What the peer sends, once a complete frame has told: [`ParityMode::Odd`] (every byte
+    /// has odd parity, some with bit 7 set) or [`ParityMode::Ignore`] (some byte has bit 7
+    /// clear and even parity: 7-bit characters without parity). `None` until then.
+    #[must_use]
+    pub fn detected(&self) -> Option<ParityMode> {
+        self.detected
+    }
+
+    fn detect(&mut self, frame: &[u8]) {
+        if self.detected.is_some() {
+            return;
+        }
+        if frame.iter().any(|&b| !has_odd_parity(b)) {
+            self.detected = Some(ParityMode::Ignore);
+        } else if frame.iter().any(|&b| b & 0x80 != 0) {
+            self.detected = Some(ParityMode::Odd);
         }
     }
 
@@ -165,6 +233,7 @@ impl Framer {
                 return None;
             }
             let chars: Vec<u8> = buf[..len].iter().map(|b| b & 0x7F).collect();
+            let raw = buf[..len].to_vec();
             let body = &chars[..len - 2];
             let received = [chars[len - 2], chars[len - 1]];
             let computed = block_check(body);
@@ -174,6 +243,7 @@ impl Framer {
                 continue;
             }
             let _ = buf.split_to(len);
+            self.detect(&raw);
             return Some(body.to_vec());
         }
     }
@@ -214,5 +284,53 @@ mod tests {
         assert_eq!(parse_hex2([b'5', b'6']), Some(0x56));
         assert_eq!(parse_hex2([b'G', b'0']), None);
         assert_eq!(hex2(0x0A), *b"0A");
+    }
+
+    /// A version reply `v0110` as a 7-bit device without parity sends it.
+    fn unparitied_version() -> BytesMut {
+        let mut out = BytesMut::new();
+        encode_frame(b'v', b"0110", &mut out);
+        apply_parity(&mut out, ParityMode::Ignore);
+        assert!(
+            out.iter().any(|&b| !has_odd_parity(b)),
+            "some byte has even parity"
+        );
+        out
+    }
+
+    fn frames(parity: ParityMode, mut buf: BytesMut) -> (Option<Vec<u8>>, Framer) {
+        let mut f = Framer::new(parity);
+        let len = |l: u8| (l == b'v').then_some(7);
+        let frame = f.next_frame(&mut buf, len, |_, _, c| is_hex(c));
+        (frame, f)
+    }
+
+    #[test]
+    fn parity_modes_on_frames_with_and_without_parity() {
+        let mut odd = BytesMut::new();
+        encode_frame(b'v', b"0110", &mut odd);
+        // Odd: the parity frame passes, the 7-bit one is dropped.
+        assert!(frames(ParityMode::Odd, odd.clone()).0.is_some());
+        assert!(frames(ParityMode::Odd, unparitied_version()).0.is_none());
+        // None and Auto accept both; Auto says which one the peer sends.
+        for mode in [ParityMode::Ignore, ParityMode::Auto] {
+            assert_eq!(frames(mode, odd.clone()).0.as_deref(), Some(&b"v0110"[..]));
+            assert_eq!(
+                frames(mode, unparitied_version()).0.as_deref(),
+                Some(&b"v0110"[..])
+            );
+        }
+        assert_eq!(
+            frames(ParityMode::Auto, odd).1.detected(),
+            Some(ParityMode::Odd)
+        );
+        assert_eq!(
+            frames(ParityMode::Auto, unparitied_version()).1.detected(),
+            Some(ParityMode::Ignore)
+        );
+        for mode in [ParityMode::Auto, ParityMode::Odd, ParityMode::Ignore] {
+            assert_eq!(ParityMode::from_name(mode.name()), Some(mode));
+        }
+        assert_eq!(ParityMode::from_name("even"), None);
     }
 }

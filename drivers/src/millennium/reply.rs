@@ -145,6 +145,12 @@ impl ReplyDecoder {
         self.framer.stats()
     }
 
+    /// Whether the board sends parity, once a frame has told ([`Framer::detected`]).
+    #[must_use]
+    pub fn detected_parity(&self) -> Option<ParityMode> {
+        self.framer.detected()
+    }
+
     /// The next reply in `buf`, or `None` when more bytes are needed.
     pub fn next_reply(&mut self, buf: &mut BytesMut) -> Option<Reply> {
         loop {

@@ -6,6 +6,12 @@
 //! smaller one only becomes the new reference. A press is always passed on (an increment
 //! makes the mover's time rise), unless the rise exceeds an hour. All-zero, invalid and
 //! "no clock" readings never reach this tracker.
+//!
+//! The running side is the lever bit's ([`ClockTimes::running_side`]), checked against the
+//! turn bits (bit3 left, bit4 right) and against the time that falls between consecutive
+//! readings. When the turn bits name the other side, or the other side's time falls in two
+//! readings in a row with the lever unmoved, that is logged once and the falling time decides from then on (the
+//! last decided side stands while no time falls).
 
 use crate::dgt::{ClockSide, ClockTimes, SideTime};
 use crate::trace::{BoardId, Side, TraceEvent};
@@ -17,6 +23,81 @@ pub(crate) struct ClockTracker {
     reference: Option<(u32, u32)>,
     running: Option<Option<Side>>,
     emitted: Option<(u32, u32, Option<Side>)>,
+    judge: SideJudge,
+}
+
+/// Decides the running side of each reading; see the module documentation.
+#[derive(Debug, Clone, Default)]
+struct SideJudge {
+    /// (left, right) seconds of the previous running reading.
+    last: Option<(u32, u32)>,
+    /// The side decided for the previous reading.
+    last_side: Option<ClockSide>,
+    /// The lever of the previous running reading.
+    last_lever: Option<ClockSide>,
+    /// Consecutive readings where the other side's time fell.
+    against: u8,
+    /// The lever was caught out: the falling time decides.
+    distrust_lever: bool,
+    turn_logged: bool,
+}
+
+impl SideJudge {
+    fn reset(&mut self) {
+        self.last = None;
+        self.last_side = None;
+        self.last_lever = None;
+        self.against = 0;
+    }
+
+    fn decide(&mut self, board: BoardId, t: &ClockTimes) -> Option<ClockSide> {
+        let (left, right) = (t.left.total_seconds(), t.right.total_seconds());
+        if !t.running {
+            self.reset();
+            return None;
+        }
+        let falling = self
+            .last
+            .and_then(|(l0, r0)| match (left < l0, right < r0) {
+                (true, false) => Some(ClockSide::Left),
+                (false, true) => Some(ClockSide::Right),
+                _ => None,
+            });
+        self.last = Some((left, right));
+        let lever = t.lever_side();
+        if t.turn_disagrees() && !self.turn_logged {
+            self.turn_logged = true;
+            tracing::warn!(
+                %board,
+                status = format_args!("{:#04x}", t.status()),
+                "clock: the turn bits name one side and the lever the other; the falling time decides"
+            );
+        }
+        // Between two readings the time falls for the side that ran after the first one,
+        // then (after a press) for the other: only with the lever unmoved is the other
+        // side's falling time a contradiction.
+        let unmoved = self.last_lever == Some(lever);
+        self.last_lever = Some(lever);
+        match falling {
+            Some(f) if f != lever && unmoved => self.against = self.against.saturating_add(1),
+            Some(_) => self.against = 0,
+            None => {}
+        }
+        if self.against >= 2 && !self.distrust_lever {
+            self.distrust_lever = true;
+            tracing::warn!(
+                %board,
+                "clock: the lever contradicts the falling time in consecutive readings; the falling time decides"
+            );
+        }
+        let side = if self.distrust_lever || t.turn_disagrees() {
+            falling.or(self.last_side).unwrap_or(lever)
+        } else {
+            lever
+        };
+        self.last_side = Some(side);
+        Some(side)
+    }
 }
 
 impl ClockTracker {
@@ -27,12 +108,14 @@ impl ClockTracker {
             reference: None,
             running: None,
             emitted: None,
+            judge: SideJudge::default(),
         }
     }
 
     /// Forget the last emitted reading, so the next one is emitted (after a reconnect).
     pub(crate) fn reconnected(&mut self) {
         self.emitted = None;
+        self.judge.reset();
     }
 
     /// Whether a reading has been seen (the times a replayed press needs).
@@ -65,7 +148,7 @@ impl ClockTracker {
 
     pub(crate) fn observe(&mut self, t: &ClockTimes) -> Option<TraceEvent> {
         let (left, right) = (t.left.total_seconds(), t.right.total_seconds());
-        let running = t.running_side().map(|s| self.colour(s));
+        let running = self.judge.decide(self.board, t).map(|s| self.colour(s));
         let press = self.running != Some(running);
         if let Some((l0, r0)) = self.reference {
             let rise = left.saturating_sub(l0).max(right.saturating_sub(r0));
@@ -122,6 +205,71 @@ mod tests {
                 running: Some(Side::White)
             })
         );
+    }
+
+    /// The start of a real game (`dgt-recordings/1.inbytes`): statuses 0x08, 0x09, 0x13 as
+    /// the board sent them. White sits left: White's time falls first and runs first.
+    #[test]
+    fn real_readings_give_the_side_whose_time_falls() {
+        use crate::dgt::{Bwtime, BwtimeLayout, ClockMessage};
+        let raw: [[u8; 7]; 6] = [
+            [0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x08],
+            [0x20, 0x03, 0x02, 0x20, 0x03, 0x02, 0x09],
+            [0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x09],
+            [0x20, 0x03, 0x02, 0x20, 0x02, 0x59, 0x09],
+            [0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13],
+            [0x20, 0x03, 0x01, 0x20, 0x03, 0x01, 0x13],
+        ];
+        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let running: Vec<Option<Side>> = raw
+            .iter()
+            .filter_map(|p| match Bwtime(*p).classify(BwtimeLayout::Modern) {
+                ClockMessage::Times(t) => c.observe(&t),
+                other => panic!("not times: {other:?}"),
+            })
+            .map(|e| match e {
+                TraceEvent::Clock { running, .. } => running,
+                other => panic!("not a clock event: {other:?}"),
+            })
+            .collect();
+        let (w, b) = (Some(Side::White), Some(Side::Black));
+        assert_eq!(running, vec![None, w, w, w, b, b]);
+    }
+
+    #[test]
+    fn turn_bits_against_the_lever_let_the_falling_time_decide() {
+        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut bad = |l: u32, r: u32| {
+            // Lever says right, turn bit says left.
+            let mut t = reading(l, r, Some(ClockSide::Right));
+            t.right_turn = false;
+            t.left_turn = true;
+            match c.observe(&t) {
+                Some(TraceEvent::Clock { running, .. }) => running,
+                other => panic!("{other:?}"),
+            }
+        };
+        bad(180, 180);
+        assert_eq!(
+            bad(179, 180),
+            Some(Side::White),
+            "left time fell: White runs"
+        );
+    }
+
+    #[test]
+    fn a_lever_that_keeps_contradicting_the_falling_time_is_overruled() {
+        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut last = None;
+        // The lever always says left while the right time falls.
+        for r in (170..=180).rev() {
+            if let Some(TraceEvent::Clock { running, .. }) =
+                c.observe(&reading(180, r, Some(ClockSide::Left)))
+            {
+                last = running;
+            }
+        }
+        assert_eq!(last, Some(Side::Black));
     }
 
     #[test]

@@ -10,7 +10,8 @@ use super::watchdog::Watchdog;
 use super::{Control, SessionConfig};
 use crate::error::SessionError;
 use crate::millennium::{
-    MillCommand, Reply, ReplyDecoder, char_to_piece, index_to_square, leds_for_squares,
+    MillCommand, ParityMode, Reply, ReplyDecoder, apply_parity, char_to_piece, index_to_square,
+    leds_for_squares,
 };
 use crate::trace::{Placement, TraceEvent};
 
@@ -48,8 +49,22 @@ impl MillenniumProtocol {
         }
     }
 
+    /// The parity commands go out with: as configured, or (auto) as the board sends.
+    fn send_parity(&self) -> ParityMode {
+        match self.cfg.millennium.parity {
+            ParityMode::Auto => self.decoder.detected_parity().unwrap_or(ParityMode::Odd),
+            other => other,
+        }
+    }
+
+    fn send(&self, cmd: &MillCommand, out: &mut Vec<u8>) {
+        let mut bytes = cmd.to_bytes();
+        apply_parity(&mut bytes, self.send_parity());
+        out.extend(bytes);
+    }
+
     fn step(&mut self, phase: Phase, cmd: MillCommand, now: Instant, out: &mut Vec<u8>) {
-        out.extend(cmd.to_bytes());
+        self.send(&cmd, out);
         self.phase = phase;
         self.since = now;
     }
@@ -109,7 +124,13 @@ impl Protocol for MillenniumProtocol {
     fn feed(&mut self, bytes: &[u8], now: Instant, ev: &mut Vec<TraceEvent>, out: &mut Vec<u8>) {
         self.watchdog.received(now);
         self.buf.extend_from_slice(bytes);
+        let known = self.decoder.detected_parity();
         while let Some(r) = self.decoder.next_reply(&mut self.buf) {
+            if known.is_none()
+                && let Some(p) = self.decoder.detected_parity()
+            {
+                tracing::info!(board = %self.cfg.board, parity = p.name(), "Millennium board parity");
+            }
             self.on_reply(r, now, ev, out);
         }
     }
@@ -117,7 +138,7 @@ impl Protocol for MillenniumProtocol {
     fn tick(&mut self, now: Instant, out: &mut Vec<u8>) -> Result<(), SessionError> {
         if self.phase == Phase::Synced {
             if self.watchdog.check(now)? {
-                out.extend(MillCommand::Version.to_bytes());
+                self.send(&MillCommand::Version, out);
             }
         } else if now.duration_since(self.since) > self.cfg.reply_timeout {
             return Err(SessionError::Timeout("Millennium handshake not answered"));
@@ -131,15 +152,13 @@ impl Protocol for MillenniumProtocol {
                 Some((from, to)) => {
                     let squares = [self.board.flip(from), self.board.flip(to)];
                     let patterns = Box::new(leds_for_squares(&squares, 0xFF));
-                    out.extend(
-                        MillCommand::Leds {
-                            slot_time: 0x20,
-                            patterns,
-                        }
-                        .to_bytes(),
-                    );
+                    let cmd = MillCommand::Leds {
+                        slot_time: 0x20,
+                        patterns,
+                    };
+                    self.send(&cmd, out);
                 }
-                None => out.extend(MillCommand::LedsOff.to_bytes()),
+                None => self.send(&MillCommand::LedsOff, out),
             },
             Control::ShowMove(_) | Control::Clock(_) => {}
         }

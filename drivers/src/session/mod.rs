@@ -37,11 +37,13 @@ mod clock_state;
 mod dgt;
 pub mod diagnose;
 mod millennium;
+mod raw_log;
 mod recovery;
 mod run;
 mod watchdog;
 
 pub use board_state::Orientation;
+pub use raw_log::{Direction, RawLog, parse_raw_line};
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -107,7 +109,8 @@ pub enum DgtUpdateMode {
 /// Millennium set-up values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MillenniumSettings {
-    /// Parity handling of incoming bytes (use [`ParityMode::Ignore`] for an eONE).
+    /// Parity: `Auto` (default) accepts bytes with and without parity and answers as the
+    /// board sends; `Odd` drops bytes with even parity; `Ignore` ("none") for 7-bit devices.
     pub parity: ParityMode,
     /// Register 02: automatic reports (3 = on any change; 4..7 = on change after debounce).
     pub report_mode: u8,
@@ -118,7 +121,7 @@ pub struct MillenniumSettings {
 impl Default for MillenniumSettings {
     fn default() -> Self {
         MillenniumSettings {
-            parity: ParityMode::Odd,
+            parity: ParityMode::Auto,
             report_mode: 3,
             scan_time: 20,
         }
@@ -160,6 +163,8 @@ pub struct SessionConfig {
     pub probe_after: Duration,
     /// How long a handshake step or a probe may wait for its answer.
     pub reply_timeout: Duration,
+    /// Capture every byte read and written here (`listen --raw`).
+    pub raw: Option<RawLog>,
 }
 
 impl SessionConfig {
@@ -185,6 +190,7 @@ impl SessionConfig {
             channel_capacity: 256,
             probe_after: Duration::from_secs(2),
             reply_timeout: Duration::from_secs(3),
+            raw: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use tokio::sync::mpsc::Sender;
 
 use super::dgt::DgtProtocol;
 use super::millennium::MillenniumProtocol;
-use super::{Control, DriverKind, PortSpec, SensorEvent, SessionConfig};
+use super::{Control, Direction, DriverKind, PortSpec, SensorEvent, SessionConfig};
 use crate::error::SessionError;
 use crate::serial::{LineSettings, Port, find_by_usb_serial};
 use crate::trace::TraceEvent;
@@ -180,6 +180,9 @@ fn connected(
             proto.control(c, Instant::now(), &mut out);
         }
         if !out.is_empty() {
+            if let Some(raw) = &ctx.cfg.raw {
+                raw.record(Instant::now(), Direction::Out, &out);
+            }
             if let Err(e) = port.write_all(&out) {
                 return Exit::Failed(SessionError::Transport(e));
             }
@@ -194,6 +197,9 @@ fn connected(
             }
             Ok(n) => {
                 let now = Instant::now();
+                if let Some(raw) = &ctx.cfg.raw {
+                    raw.record(now, Direction::In, &buf[..n]);
+                }
                 let before = proto.dropped_bytes();
                 proto.feed(&buf[..n], now, &mut events, &mut out);
                 let dropped = proto.dropped_bytes() - before;

@@ -5,6 +5,7 @@
 
 mod common;
 mod dgt;
+mod hardware_like;
 mod listen;
 mod millennium;
 mod tools;
