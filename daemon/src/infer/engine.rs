@@ -9,7 +9,7 @@ use crate::rules::{
 use super::board_track::{PendingPress, Track};
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
-use super::{InferConfig, OperatorAction, SensorEvent};
+use super::{GapStats, InferConfig, OperatorAction, SensorEvent};
 
 /// How a move was completed: when, the clock then, how it was recognised, whose press.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +60,8 @@ pub struct Inferrer {
     pub(crate) start_board: Board,
     /// Each board's last BFEN record, with the position and readings it was written for.
     pub(crate) fen_cache: ByBoard<Option<FenCache>>,
+    /// Link outages and how their gaps ended.
+    pub(crate) gap_stats: GapStats,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -84,6 +86,7 @@ impl Inferrer {
             end_reported: false,
             start_board: Board::start(),
             fen_cache: ByBoard::default(),
+            gap_stats: GapStats::default(),
         }
     }
 
@@ -115,6 +118,19 @@ impl Inferrer {
     #[must_use]
     pub fn clock(&self, board: BoardId) -> Option<ByColor<f64>> {
         self.tracks[board].readings
+    }
+
+    /// How many link outages there were and how their gaps ended.
+    #[must_use]
+    pub const fn gap_stats(&self) -> GapStats {
+        self.gap_stats
+    }
+
+    /// Whether `board`'s link is down, or back with its gap not bridged yet (its moves
+    /// are not being recorded).
+    #[must_use]
+    pub fn link_gap(&self, board: BoardId) -> bool {
+        self.in_gap(board)
     }
 
     /// What the sensors of `board` show now, in true orientation.
@@ -183,6 +199,7 @@ impl Inferrer {
             if track.pending.is_some_and(|p| !p.alerted && p.deadline <= t) {
                 self.alert_pending(board, out);
             }
+            self.gap_timer(t, board, out);
             let track = &self.tracks[board];
             if !self.config.clock[board]
                 && !track.settled
@@ -219,6 +236,12 @@ impl Inferrer {
         if track.awaiting_snapshot {
             track.awaiting_snapshot = false;
             track.gap_check = true;
+            if !self.config.clock[board] && track.gap.is_some() {
+                // No clock will tell the side to move: the board alone must do.
+                track.gap_check = false;
+                self.gap_reading(t, board, None, None, true, None, out);
+                return;
+            }
         }
         self.retry_pending(board, out);
         self.check_new_game(t, out);
@@ -254,9 +277,27 @@ impl Inferrer {
         let track = &mut self.tracks[board];
         if up {
             track.awaiting_snapshot = true;
+            if let Some(gap) = &mut track.gap
+                && !gap.up
+            {
+                gap.up = true;
+                out.push(Inference::Alert(Alert {
+                    t,
+                    board: Some(board),
+                    code: AlertCode::LinkRestored,
+                    reason: None,
+                    number: None,
+                    side: None,
+                    san: None,
+                    detail: format!(
+                        "board {board}: the device is back; the moves made meanwhile are worked out from the board and the clock"
+                    ),
+                }));
+            }
             return;
         }
         track.awaiting_snapshot = true;
+        self.open_gap(t, board);
         out.push(Inference::Alert(Alert {
             t,
             board: Some(board),
@@ -300,7 +341,23 @@ impl Inferrer {
         track.running = running;
         track.clock_seen = true;
         track.readings = Some(readings);
+        track.readings_t = t;
         let gap_check = std::mem::replace(&mut track.gap_check, false);
+        if let Some(gap) = &track.gap {
+            // A board in a gap: its readings end the gap once the board is seen again;
+            // nothing else is judged until it is bridged.
+            if gap.up && !track.awaiting_snapshot {
+                let press = match (previous, running) {
+                    (Some(x), Some(y)) if x != y && seen => Some(x),
+                    _ => None,
+                };
+                if press.is_some() {
+                    track.last_press_t = t;
+                }
+                self.gap_reading(t, board, Some(readings), running, gap_check, press, out);
+            }
+            return;
+        }
         match (previous, running) {
             (Some(x), Some(y)) if x != y && seen => self.on_press(t, board, x, Some(readings), out),
             _ if gap_check => self.infer_gap(t, board, out),
@@ -415,9 +472,28 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
-            self.defer_drop(board, exp, done);
+            if self.in_gap(board.other()) {
+                self.commit_pending_on_gap(board, exp, done, out);
+            } else {
+                self.defer_drop(board, exp, done);
+            }
             return;
         }
+        self.commit(board, exp, done, out);
+    }
+
+    /// A drop of a piece not in hand while the other board is silent: that board may have
+    /// captured it meanwhile. It is committed without an alert, owing the piece (like a
+    /// premature drop), and settled when the gap is bridged.
+    pub(crate) fn commit_pending_on_gap(
+        &mut self,
+        board: BoardId,
+        mut exp: Explanation,
+        mut done: Completion,
+        out: &mut Vec<Inference>,
+    ) {
+        exp.legality = Legality::Illegal(IllegalReason::PrematureDrop);
+        done.flags.gap_pending = true;
         self.commit(board, exp, done, out);
     }
 
@@ -504,7 +580,9 @@ impl Inferrer {
             entry: entry.clone(),
             bfen,
         });
-        if let Legality::Illegal(reason) = entry.legality {
+        if let Legality::Illegal(reason) = entry.legality
+            && !entry.flags.gap_pending
+        {
             out.push(Inference::Alert(Alert {
                 t,
                 board: Some(board),
@@ -616,6 +694,7 @@ impl Inferrer {
                 side,
                 san,
             } => self.operator_replace(t, *board, *number, *side, san, out),
+            OperatorAction::Fill { board, moves } => self.operator_fill(t, *board, moves, out),
         }
     }
 
@@ -651,6 +730,8 @@ impl Inferrer {
             track.flag_alerted = ByColor::default();
             track.residual = crate::rules::Bitboard::EMPTY;
             track.history.clear();
+            track.gap = None;
+            track.last_gap = None;
         }
         out.push(Inference::NewGame { t });
     }
