@@ -18,15 +18,10 @@ use super::{Gap, LastGap};
 pub(crate) struct BridgeAt {
     /// The reading that ends the gap.
     pub(crate) end: ClockMark,
-    /// The side to move the board must show (none: either).
-    pub(crate) turn: Option<Color>,
-    /// The side whose clock runs at `end`.
+    /// The side whose clock runs at `end`: the side to move the board must show.
     pub(crate) running: Option<Color>,
-    /// The last ply was pressed at `end` (seen live).
+    /// The reading is a press by this side: the last ply was pressed at `end`.
     pub(crate) pressed: Option<Color>,
-    /// The board already shows the opponent's next ply (a premove): it is left to its
-    /// own press.
-    pub(crate) premove: bool,
 }
 
 impl Inferrer {
@@ -74,29 +69,15 @@ impl Inferrer {
         press: Option<Color>,
         out: &mut Vec<Inference>,
     ) {
-        let end = ClockMark { t, readings };
         let at = BridgeAt {
-            end,
-            turn: running,
+            end: ClockMark { t, readings },
             running,
             pressed: press,
-            premove: false,
         };
-        if self.try_bridge(board, at, out) {
-            return;
-        }
-        if let Some(x) = press {
-            // The board may already show the opponent's premove at the press.
-            let at = BridgeAt {
-                turn: Some(x),
-                premove: true,
-                ..at
-            };
-            if self.try_bridge(board, at, out) {
-                return;
-            }
-        }
-        if first && let Some(gap) = &mut self.tracks[board].gap {
+        if !self.try_bridge(board, at, out)
+            && first
+            && let Some(gap) = &mut self.tracks[board].gap
+        {
             gap.deadline
                 .get_or_insert(t.saturating_add(self.config.press_grace_ms));
         }
@@ -152,6 +133,13 @@ impl Inferrer {
     }
 
     /// Searches what explains the board now and commits it; `false` when nothing does.
+    ///
+    /// The shortest sequences are searched whatever side they leave to move; the clock
+    /// then decides. When they leave the side whose clock runs to move, they are the
+    /// gap. When they leave the other side to move, the board is one ply off: without a
+    /// press, the mover has made his move but not pressed yet (wait for the press); at a
+    /// press, the opponent has already made his next move (a premove), which is left to
+    /// its own press.
     pub(crate) fn try_bridge(&mut self, board: BoardId, at: BridgeAt, out: &mut Vec<Inference>) -> bool {
         let track = &self.tracks[board];
         let Some(gap) = &track.gap else {
@@ -161,29 +149,44 @@ impl Inferrer {
             return false;
         }
         let physical = track.physical;
-        let key = (physical, at.turn);
-        if gap.tried == Some(key) && !at.premove {
+        let key = (physical, at.running);
+        if gap.tried == Some(key) {
             return false;
         }
+        let from = self.game.board(board);
         let found = search(&GapQuery {
-            from: self.game.board(board),
+            from,
             target: &physical,
-            turn: at.turn,
+            turn: None,
             max_plies: self.config.gap_max_plies,
             node_budget: self.config.gap_node_budget,
         });
         let mut sequences = found.sequences;
-        if at.premove {
-            sequences.retain(|s| s.len() >= 2);
-            for s in &mut sequences {
-                s.pop();
+        let plies = sequences.first().map_or(0, Vec::len);
+        let shows_turn = if plies % 2 == 0 {
+            from.turn()
+        } else {
+            from.turn().other()
+        };
+        let one_off = at.running.is_some_and(|r| r != shows_turn);
+        if one_off {
+            match at.pressed {
+                Some(x) if plies >= 2 && shows_turn == x => {
+                    let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
+                    for mut s in sequences {
+                        s.pop();
+                        if !unique.contains(&s) {
+                            unique.push(s);
+                        }
+                    }
+                    sequences = unique;
+                }
+                // A move made, its press still to come.
+                _ => return false,
             }
-            sequences.dedup();
         }
         if sequences.is_empty() {
-            if !at.premove
-                && let Some(gap) = &mut self.tracks[board].gap
-            {
+            if let Some(gap) = &mut self.tracks[board].gap {
                 gap.tried = Some(key);
             }
             return false;
@@ -195,11 +198,11 @@ impl Inferrer {
         }
         let best = self.most_plausible(board, &sequences);
         let chosen = sequences.swap_remove(best);
-        let mut flags = MoveFlags {
+        let flags = MoveFlags {
             gap_inferred: true,
+            gap_ambiguous: !sequences.is_empty(),
             ..MoveFlags::default()
         };
-        flags.gap_ambiguous = !sequences.is_empty();
         let alternatives: Vec<Vec<String>> = sequences
             .iter()
             .map(|s| self.sans_from(board, s))

@@ -49,10 +49,8 @@ impl Inferrer {
                 t,
                 readings: track.readings,
             },
-            turn: None,
             running: track.running,
             pressed: None,
-            premove: false,
         };
         let times = self.gap_times(board, &seq, at);
         let flags = MoveFlags {
