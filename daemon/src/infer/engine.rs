@@ -347,8 +347,10 @@ impl Inferrer {
             // A board in a gap: its readings end the gap once the board is seen again;
             // nothing else is judged until it is bridged.
             if gap.up && !track.awaiting_snapshot {
+                // The first reading after the resync may show presses made in the gap:
+                // they are not presses seen now.
                 let press = match (previous, running) {
-                    (Some(x), Some(y)) if x != y && seen => Some(x),
+                    (Some(x), Some(y)) if x != y && seen && !gap_check => Some(x),
                     _ => None,
                 };
                 if press.is_some() {
@@ -471,6 +473,13 @@ impl Inferrer {
         done: Completion,
         out: &mut Vec<Inference>,
     ) {
+        let mut exp = exp;
+        if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand)
+            && let crate::rules::Move::Drop { piece, .. } = exp.mv
+            && self.switch_gap_for_drop(done.t, board, piece, out)
+        {
+            exp.legality = self.game.board(board).classify(&exp.mv);
+        }
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
             if self.in_gap(board.other()) {
                 self.commit_pending_on_gap(board, exp, done, out);

@@ -209,6 +209,7 @@ impl Inferrer {
             .collect();
         let times = self.gap_times(board, &chosen, at);
         self.commit_gap(board, &chosen, &times, flags, out);
+        self.tracks[board].gap_alternatives = sequences;
         if !alternatives.is_empty() {
             self.alert_ambiguous(board, &chosen, &alternatives, at.end.t, out);
         }
@@ -230,7 +231,13 @@ impl Inferrer {
                 c
             })
             .collect();
-        let mut times = press_times(&movers, gap.before, at.end, at.running);
+        // Ended by a press, the side whose clock runs has only just started it.
+        let running = if at.pressed.is_some() {
+            None
+        } else {
+            at.running
+        };
+        let mut times = press_times(&movers, gap.before, at.end, running);
         if let (Some(x), Some(last)) = (at.pressed, times.last_mut())
             && movers.last() == Some(&x)
         {
@@ -406,6 +413,7 @@ impl Inferrer {
             pos.play(&mv);
             fens.push((write_board_fen(&pos, None), pt.clock, side));
         }
+        self.tracks[board].gap_alternatives.clear();
         self.tracks[board].last_gap = entries.first().map(|e| LastGap {
             side: e.side,
             number: e.number,

@@ -14,7 +14,11 @@
 //! one is a transposition the arbiter is told about. The work is bounded by a node
 //! budget; a search that runs out gives up (no guess).
 
-use crate::rules::{Bitboard, Board, ByColor, Color, Move, MoveList, Position, Role};
+use std::collections::HashSet;
+
+use crate::rules::{
+    Bitboard, Board, ByColor, Color, Move, MoveList, Pockets, Position, PositionKey, Role,
+};
 
 use super::super::matcher;
 
@@ -72,6 +76,7 @@ pub fn search(q: &GapQuery<'_>) -> GapSearch {
         buffers: (0..=q.max_plies)
             .map(|_| MoveList::with_capacity(256))
             .collect(),
+        dead: HashSet::new(),
     };
     let turn_ok = |plies: usize| {
         q.turn
@@ -118,6 +123,9 @@ struct Searcher<'a> {
     found: Vec<Vec<Move>>,
     /// One move list per depth (no allocation in the search).
     buffers: Vec<MoveList>,
+    /// Positions (with holdings and moves left) already searched without a solution:
+    /// the same plies in another order reach them again.
+    dead: HashSet<(PositionKey, Pockets, ByColor<u32>)>,
 }
 
 impl Searcher<'_> {
@@ -147,6 +155,11 @@ impl Searcher<'_> {
         if left[mover] == 0 {
             return;
         }
+        let key = (pos.key(), *pos.pockets(), left);
+        if self.dead.contains(&key) {
+            return;
+        }
+        let found_before = self.found.len();
         let tight = wanted[mover].count() >= (left[mover] + castle_slack(pos, mover)) as usize;
         let mut moves = std::mem::take(&mut self.buffers[depth]);
         pos.legal_moves_into(&mut moves);
@@ -169,6 +182,9 @@ impl Searcher<'_> {
             }
         }
         self.buffers[depth] = moves;
+        if !self.exhausted && self.found.len() == found_before {
+            self.dead.insert(key);
+        }
     }
 }
 
