@@ -1229,6 +1229,9 @@ fn a_transposed_gap_is_reported_ambiguous_and_the_arbiter_picks_the_order() {
     t.silent(A, &["g1f3", "e7e5", "b1c3"], &[], (4.0, 2.0));
     t.t += 4000;
     t.back();
+    // Several explanations between presses wait for the grace (a move in progress?).
+    assert!(t.inf.record().is_empty());
+    t.wait(3000);
     assert_eq!(t.inf.record().len(), 3);
     assert!(t.inf.record().iter().all(|e| e.flags.gap_ambiguous));
     assert_eq!(t.alerts(AlertCode::GapAmbiguous), 1);
@@ -1253,8 +1256,9 @@ fn a_transposed_gap_is_reported_ambiguous_and_the_arbiter_picks_the_order() {
 #[test]
 fn an_unbridgeable_gap_is_alerted_once_and_the_arbiter_fills_it() {
     let mut t = Table::new();
-    // While A is silent: e4 e5, and the h2 pawn knocked off the board.
-    t.silent(A, &["e2e4", "e7e5"], &["h2"], (2.0, 2.0));
+    // While A is silent: e4 e5, and the a1 rook knocked off the board (no sequence of
+    // plies takes it).
+    t.silent(A, &["e2e4", "e7e5"], &["a1"], (2.0, 2.0));
     t.t += 3000;
     t.back();
     // B plays on meanwhile.
@@ -1269,13 +1273,14 @@ fn an_unbridgeable_gap_is_alerted_once_and_the_arbiter_fills_it() {
     assert_eq!(t.alerts(AlertCode::ClockWithoutMove), 0);
     assert!(t.illegal().is_empty());
     // The arbiter fills the gap; the board's own latest move then follows at its press.
+    assert_eq!(t.moves(), ["B:d2d4"]);
     t.feed(SensorEvent::Operator(OperatorAction::Fill {
         board: A,
         moves: vec!["e4".into(), "e5".into()],
     }));
     assert!(t.out.iter().any(|i| matches!(i, Inference::Correction(_))));
     assert!(t.entry(A, "e2e4").flags.gap_inferred);
-    t.put(A, "h2", 'P');
+    t.put(A, "a1", 'R');
     t.lift(A, "b8").put(A, "c6", 'n').press(A);
     assert_eq!(t.moves(), ["B:d2d4", "A:e2e4", "A:e7e5", "A:g1f3", "A:b8c6"]);
     assert!(t.illegal().is_empty());

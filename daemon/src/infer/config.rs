@@ -39,7 +39,7 @@ impl Default for InferConfig {
             press_grace_ms: 2500,
             new_game_idle_ms: 60_000,
             gap_max_plies: 6,
-            gap_node_budget: 40_000,
+            gap_node_budget: 150_000,
         }
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct BridgeAt {
     pub(crate) running: Option<Color>,
     /// The reading is a press by this side: the last ply was pressed at `end`.
     pub(crate) pressed: Option<Color>,
+    /// Several sequences may be committed (as ambiguous) without a press: the board has
+    /// had its grace to show a move in progress completed.
+    pub(crate) settle: bool,
 }
 
 impl Inferrer {
@@ -73,6 +76,7 @@ impl Inferrer {
             end: ClockMark { t, readings },
             running,
             pressed: press,
+            settle: false,
         };
         if !self.try_bridge(board, at, out)
             && first
@@ -91,6 +95,19 @@ impl Inferrer {
             return;
         };
         if gap.alerted || gap.deadline.is_none_or(|d| d > t) {
+            return;
+        }
+        let track = &self.tracks[board];
+        let at = BridgeAt {
+            end: ClockMark {
+                t,
+                readings: track.readings,
+            },
+            running: track.running,
+            pressed: None,
+            settle: true,
+        };
+        if self.try_bridge(board, at, out) {
             return;
         }
         let physical = self.tracks[board].physical;
@@ -189,6 +206,12 @@ impl Inferrer {
             if let Some(gap) = &mut self.tracks[board].gap {
                 gap.tried = Some(key);
             }
+            return false;
+        }
+        if sequences.len() > 1 && at.pressed.is_none() && !at.settle {
+            // Several long explanations of a board seen between presses are often a
+            // move in progress (a piece in the hand) read as plies: the next press or
+            // the end of the grace decides.
             return false;
         }
         if sequences.iter().any(Vec::is_empty) {

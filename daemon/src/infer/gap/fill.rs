@@ -53,6 +53,7 @@ impl Inferrer {
             },
             running: track.running,
             pressed: None,
+            settle: true,
         };
         let times = self.gap_times(board, &seq, at);
         let flags = MoveFlags {

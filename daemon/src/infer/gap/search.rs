@@ -163,8 +163,12 @@ impl Searcher<'_> {
         let tight = wanted[mover].count() >= (left[mover] + castle_slack(pos, mover)) as usize;
         let mut moves = std::mem::take(&mut self.buffers[depth]);
         pos.legal_moves_into(&mut moves);
+        let differ = matcher::diff(pos, self.target);
         for m in &moves {
             if tight && !fills_wanted(pos, self.target, m, wanted[mover]) {
+                continue;
+            }
+            if !tight && !drop_useful(pos, differ, m) {
                 continue;
             }
             if !plausible_promotion(self.target, m, wanted[mover]) {
@@ -211,6 +215,26 @@ fn misplaced_squares(pos: &Position, target: &Board, c: Color) -> Bitboard {
     same = same & target.by_color(c) & b.by_color(c);
     same |= pos.promoted() & b.by_color(c) & target.by_color(c) & target.by_role(Role::Pawn);
     b.by_color(c) - same
+}
+
+/// A drop goes where the board differs, or where the dropped piece reaches such a square
+/// (dropped to capture or move on: `N@g5`, then `Nxf7`). Drops elsewhere, which only
+/// a later capture of the dropped piece would explain, are not searched: they would
+/// multiply the work by every empty square for little.
+fn drop_useful(pos: &Position, differ: Bitboard, m: &Move) -> bool {
+    let Move::Drop { piece, to } = *m else {
+        return true;
+    };
+    if differ.contains(to) {
+        return true;
+    }
+    let occupied = pos.board().occupied();
+    let reach = if piece.role == Role::Pawn {
+        crate::rules::pawn_attacks(piece.color, to) | Bitboard::from_file(to.file())
+    } else {
+        crate::rules::attacks(piece.role, piece.color, to, occupied)
+    };
+    (reach & differ).any()
 }
 
 /// Castling fills two wanted squares with one move.
