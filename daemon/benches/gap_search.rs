@@ -41,9 +41,8 @@ fn cases(plies: usize, drops: bool, want: usize) -> Vec<Case> {
                 .collect();
             let held = !before.pockets().white.is_empty() || !before.pockets().black.is_empty();
             let has_drop = next.iter().any(|n| n.mv.is_drop());
-            let fits = next.len() == plies
-                && if drops { held } else { !held && !has_drop };
-            if fits && (i + seed as usize) % 7 == 0 {
+            let fits = next.len() == plies && if drops { held } else { !held && !has_drop };
+            if fits && (i + seed as usize).is_multiple_of(7) {
                 let mut after = before.clone();
                 for n in &next {
                     after.play(&n.mv);

@@ -1135,7 +1135,10 @@ impl Table {
     /// emptied); the link comes back with a snapshot and a clock reading showing `lost`
     /// seconds gone from each side and `running` running.
     fn silent(&mut self, b: BoardId, ucis: &[&str], knocked: &[&str], lost: (f64, f64)) {
-        self.feed(SensorEvent::Link { board: b, up: false });
+        self.feed(SensorEvent::Link {
+            board: b,
+            up: false,
+        });
         let mut pos = self.inf.game().board(b).clone();
         for uci in ucis {
             let m = pos
@@ -1219,7 +1222,10 @@ fn a_drop_pending_on_the_other_boards_gap_is_alerted_when_the_gap_did_not_supply
     assert!(t.illegal().is_empty(), "pending while A is silent");
     t.t += 2000;
     t.back();
-    assert_eq!(t.illegal(), [(B, 1, Color::Black, IllegalReason::PrematureDrop)]);
+    assert_eq!(
+        t.illegal(),
+        [(B, 1, Color::Black, IllegalReason::PrematureDrop)]
+    );
     assert!(t.entry(A, "g1f3").flags.gap_inferred);
 }
 
@@ -1282,7 +1288,10 @@ fn an_unbridgeable_gap_is_alerted_once_and_the_arbiter_fills_it() {
     assert!(t.entry(A, "e2e4").flags.gap_inferred);
     t.put(A, "a1", 'R');
     t.lift(A, "b8").put(A, "c6", 'n').press(A);
-    assert_eq!(t.moves(), ["B:d2d4", "A:e2e4", "A:e7e5", "A:g1f3", "A:b8c6"]);
+    assert_eq!(
+        t.moves(),
+        ["B:d2d4", "A:e2e4", "A:e7e5", "A:g1f3", "A:b8c6"]
+    );
     assert!(t.illegal().is_empty());
 }
 

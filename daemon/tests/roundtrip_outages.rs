@@ -22,7 +22,7 @@ use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry,
 use bugbridge::record::bpgn::{MatchRecord, text as bpgn_text};
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
 use bugbridge::rules::notation::{san_string, write_bfen};
-use bugbridge::rules::{BoardId, BughouseGame, ByBoard, ByColor, RulesetName, Ruleset};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, ByColor, Ruleset, RulesetName};
 use bugbridge::simulate::{Profile, SimGame, SimMove, random_game, simulate};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,9 +75,9 @@ fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
         .iter()
         .filter(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::IllegalMove))
         .count();
-    let stopped_alert = out.iter().any(|i| {
-        matches!(i, Inference::Alert(a) if a.code == AlertCode::UnrecognizedPosition)
-    });
+    let stopped_alert = out
+        .iter()
+        .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::UnrecognizedPosition));
     // The source's SANs, board by board.
     let mut replay = game.start.clone();
     let mut sans: ByBoard<Vec<String>> = ByBoard::default();
@@ -95,7 +95,11 @@ fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
                 Inference::Alert(a)
                     if a.code == AlertCode::GapAmbiguous && a.board == Some(board) =>
                 {
-                    Some(format!("[{}] {}", a.san.clone().unwrap_or_default(), a.detail))
+                    Some(format!(
+                        "[{}] {}",
+                        a.san.clone().unwrap_or_default(),
+                        a.detail
+                    ))
                 }
                 _ => None,
             })
@@ -143,7 +147,10 @@ fn compare(
             continue;
         }
         if !g.flags.gap_ambiguous {
-            return Err(format!("ply {i}: got {} ({:?}), want {}", g.san, g.flags, w.mv));
+            return Err(format!(
+                "ply {i}: got {} ({:?}), want {}",
+                g.san, g.flags, w.mv
+            ));
         }
         // An ambiguous gap: the source's plies must be the recorded ones or one of the
         // alternatives the alert lists.
@@ -159,7 +166,10 @@ fn compare(
         if !alternatives.iter().any(|a| a.contains(&truth)) {
             return Err(format!(
                 "ply {i}: ambiguous gap recorded {:?}; the source's {truth} is not among the alternatives",
-                got[start..end].iter().map(|e| e.san.as_str()).collect::<Vec<_>>()
+                got[start..end]
+                    .iter()
+                    .map(|e| e.san.as_str())
+                    .collect::<Vec<_>>()
             ));
         }
         verdict = Verdict::Ambiguous;
@@ -167,7 +177,11 @@ fn compare(
     }
     if got.len() < want.len() {
         if !alerted {
-            return Err(format!("stopped at ply {} of {} without an alert", got.len(), want.len()));
+            return Err(format!(
+                "stopped at ply {} of {} without an alert",
+                got.len(),
+                want.len()
+            ));
         }
         return Ok(Verdict::Stopped);
     }
@@ -183,10 +197,17 @@ fn clock_ok(got: &[&RecordEntry], want: &[&SimMove], i: usize) -> Result<(), Str
         return if g.clock == Some(w.clock) {
             Ok(())
         } else {
-            Err(format!("ply {i} {}: clock {:?}, want {}", g.san, g.clock, w.clock))
+            Err(format!(
+                "ply {i} {}: clock {:?}, want {}",
+                g.san, g.clock, w.clock
+            ))
         };
     }
-    let before = want[..i].iter().rev().nth(1).map_or(f64::INFINITY, |m| m.clock);
+    let before = want[..i]
+        .iter()
+        .rev()
+        .nth(1)
+        .map_or(f64::INFINITY, |m| m.clock);
     match g.clock {
         Some(c) if c <= before + 0.05 && c >= 0.0 => Ok(()),
         other => Err(format!(
@@ -341,7 +362,11 @@ fn random_games_with_link_outages_come_back_move_for_move() {
             (name, o)
         })
         .collect();
-    assert!(outcomes.iter().all(|(_, o)| o.outage >= 1500 && o.outage <= 6000));
+    assert!(
+        outcomes
+            .iter()
+            .all(|(_, o)| o.outage >= 1500 && o.outage <= 6000)
+    );
     let f = tally("random", &outcomes);
     assert_figures(&f);
 }

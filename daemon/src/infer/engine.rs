@@ -7,6 +7,8 @@ use crate::rules::{
 };
 
 use super::board_track::{PendingPress, Track};
+use super::gap::BridgeAt;
+use super::gap::timing::ClockMark;
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
 use super::{GapStats, InferConfig, OperatorAction, SensorEvent};
@@ -239,7 +241,13 @@ impl Inferrer {
             if !self.config.clock[board] && track.gap.is_some() {
                 // No clock will tell the side to move: the board alone must do.
                 track.gap_check = false;
-                self.gap_reading(t, board, None, None, true, None, out);
+                let at = BridgeAt {
+                    end: ClockMark { t, readings: None },
+                    running: None,
+                    pressed: None,
+                    settle: false,
+                };
+                self.gap_reading(board, at, true, out);
                 return;
             }
         }
@@ -356,7 +364,16 @@ impl Inferrer {
                 if press.is_some() {
                     track.last_press_t = t;
                 }
-                self.gap_reading(t, board, Some(readings), running, gap_check, press, out);
+                let at = BridgeAt {
+                    end: ClockMark {
+                        t,
+                        readings: Some(readings),
+                    },
+                    running,
+                    pressed: press,
+                    settle: false,
+                };
+                self.gap_reading(board, at, gap_check, out);
             }
             return;
         }

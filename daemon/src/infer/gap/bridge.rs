@@ -4,7 +4,7 @@
 //! nothing bridges.
 
 use crate::rules::notation::{san_string, write_board_fen};
-use crate::rules::{BoardId, ByColor, Color, IllegalReason, Legality, Move, Piece, Role};
+use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Role};
 
 use super::super::Inferrer;
 use super::super::matcher;
@@ -60,30 +60,21 @@ impl Inferrer {
     }
 
     /// A clock reading of a board back from a gap not bridged yet: the board and the
-    /// clock may now explain it. `first`: the first reading after the resync snapshot;
-    /// `press`: whose press the reading shows, if it is one.
+    /// clock may now explain it. `first`: the first reading after the resync snapshot
+    /// (it starts the grace).
     pub(crate) fn gap_reading(
         &mut self,
-        t: u64,
         board: BoardId,
-        readings: Option<ByColor<f64>>,
-        running: Option<Color>,
+        at: BridgeAt,
         first: bool,
-        press: Option<Color>,
         out: &mut Vec<Inference>,
     ) {
-        let at = BridgeAt {
-            end: ClockMark { t, readings },
-            running,
-            pressed: press,
-            settle: false,
-        };
         if !self.try_bridge(board, at, out)
             && first
             && let Some(gap) = &mut self.tracks[board].gap
         {
             gap.deadline
-                .get_or_insert(t.saturating_add(self.config.press_grace_ms));
+                .get_or_insert(at.end.t.saturating_add(self.config.press_grace_ms));
         }
     }
 
@@ -157,7 +148,12 @@ impl Inferrer {
     /// press, the mover has made his move but not pressed yet (wait for the press); at a
     /// press, the opponent has already made his next move (a premove), which is left to
     /// its own press.
-    pub(crate) fn try_bridge(&mut self, board: BoardId, at: BridgeAt, out: &mut Vec<Inference>) -> bool {
+    pub(crate) fn try_bridge(
+        &mut self,
+        board: BoardId,
+        at: BridgeAt,
+        out: &mut Vec<Inference>,
+    ) -> bool {
         let track = &self.tracks[board];
         let Some(gap) = &track.gap else {
             return false;
@@ -180,7 +176,7 @@ impl Inferrer {
         });
         let mut sequences = found.sequences;
         let plies = sequences.first().map_or(0, Vec::len);
-        let shows_turn = if plies % 2 == 0 {
+        let shows_turn = if plies.is_multiple_of(2) {
             from.turn()
         } else {
             from.turn().other()
@@ -226,10 +222,8 @@ impl Inferrer {
             gap_ambiguous: !sequences.is_empty(),
             ..MoveFlags::default()
         };
-        let alternatives: Vec<Vec<String>> = sequences
-            .iter()
-            .map(|s| self.sans_from(board, s))
-            .collect();
+        let alternatives: Vec<Vec<String>> =
+            sequences.iter().map(|s| self.sans_from(board, s)).collect();
         let times = self.gap_times(board, &chosen, at);
         self.commit_gap(board, &chosen, &times, flags, out);
         self.tracks[board].gap_alternatives = sequences;
@@ -419,8 +413,8 @@ impl Inferrer {
             let number = track.moves_made[side];
             let mut f = flags;
             f.time_estimated = !pt.exact;
-            f.promotion_not_shown = mv.promotion().is_some()
-                && physical.piece_at(mv.to()) == Some(Role::Pawn.of(side));
+            f.promotion_not_shown =
+                mv.promotion().is_some() && physical.piece_at(mv.to()) == Some(Role::Pawn.of(side));
             entries.push(RecordEntry {
                 board,
                 side,

@@ -11,10 +11,10 @@ use crate::rules::notation::San;
 use crate::rules::{BoardId, Color, Move, Piece, Position};
 
 use super::super::Inferrer;
+use super::super::matcher;
 use super::super::output::{Correction, CorrectionKind, Inference, MoveFlags};
 use super::bridge::BridgeAt;
 use super::timing::ClockMark;
-use super::super::matcher;
 use super::{Gap, LastGap};
 
 impl Inferrer {

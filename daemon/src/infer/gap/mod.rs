@@ -25,6 +25,8 @@ pub mod timing;
 mod bridge;
 mod fill;
 
+pub(crate) use bridge::BridgeAt;
+
 use crate::rules::{Board, Color};
 
 use timing::ClockMark;

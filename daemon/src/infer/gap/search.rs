@@ -245,7 +245,13 @@ fn castle_slack(pos: &Position, c: Color) -> u32 {
 /// Whether `c` can still turn the position into the target with the moves left: enough
 /// moves for the squares it must fill, and piece counts within what drops and captures
 /// can change.
-fn reachable(pos: &Position, target: &Board, c: Color, left: ByColor<u32>, wanted: Bitboard) -> bool {
+fn reachable(
+    pos: &Position,
+    target: &Board,
+    c: Color,
+    left: ByColor<u32>,
+    wanted: Bitboard,
+) -> bool {
     let slack = castle_slack(pos, c);
     if wanted.count() > (left[c] + slack) as usize {
         return false;
@@ -258,8 +264,7 @@ fn reachable(pos: &Position, target: &Board, c: Color, left: ByColor<u32>, wante
     }
     // One last move cannot leave everything as it is: it empties its origin for good
     // (only a dropped piece may vanish again, captured).
-    if left[c] == 1 && wanted.is_empty() && misplaced.is_empty() && pos.pockets()[c].is_empty()
-    {
+    if left[c] == 1 && wanted.is_empty() && misplaced.is_empty() && pos.pockets()[c].is_empty() {
         return false;
     }
     let on_board = pos.board().by_color(c).count();
@@ -428,7 +433,10 @@ mod tests {
             max_plies: 6,
             node_budget: 1_000_000,
         });
-        assert!(r.sequences.is_empty() && !r.exhausted && r.nodes <= 4, "{r:?}");
+        assert!(
+            r.sequences.is_empty() && !r.exhausted && r.nodes <= 4,
+            "{r:?}"
+        );
     }
 
     #[test]
@@ -454,6 +462,9 @@ mod tests {
             max_plies: 6,
             node_budget: 50,
         });
-        assert!(r.exhausted && r.nodes <= 50 && r.sequences.is_empty(), "{r:?}");
+        assert!(
+            r.exhausted && r.nodes <= 50 && r.sequences.is_empty(),
+            "{r:?}"
+        );
     }
 }
