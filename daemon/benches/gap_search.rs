@@ -43,8 +43,17 @@ fn cases(plies: usize, drops: bool, want: usize) -> Vec<Case> {
             let has_drop = next.iter().any(|n| n.mv.is_drop());
             let fits = next.len() == plies && if drops { held } else { !held && !has_drop };
             if fits && (i + seed as usize).is_multiple_of(7) {
+                // A piece dropped in the gap that arrived from the partner meanwhile is
+                // in hand from the start (as the daemon sees the holdings at link-up).
+                let mut before = before;
                 let mut after = before.clone();
                 for n in &next {
+                    if let bugbridge::rules::Move::Drop { piece, .. } = n.mv
+                        && !after.pockets()[piece.color].has(piece.role)
+                    {
+                        after.pockets_mut()[piece.color].add(piece.role);
+                        before.pockets_mut()[piece.color].add(piece.role);
+                    }
                     after.play(&n.mv);
                 }
                 out.push(Case {
