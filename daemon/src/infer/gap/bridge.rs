@@ -204,10 +204,15 @@ impl Inferrer {
             }
             return false;
         }
-        if sequences.len() > 1 && at.pressed.is_none() && !at.settle {
-            // Several long explanations of a board seen between presses are often a
-            // move in progress (a piece in the hand) read as plies: the next press or
-            // the end of the grace decides.
+        if sequences.len() > 1
+            && at.pressed.is_none()
+            && !at.settle
+            && !sequences.iter().all(|s| same_squares(s, &sequences[0]))
+        {
+            // Explanations of a board seen between presses that move different squares
+            // are often a move in progress (a piece in the hand) read as plies: the next
+            // press or the end of the grace decides. (Orders of the same moves, or drops
+            // of different pieces that were then taken, are a real ambiguity.)
             return false;
         }
         if sequences.iter().any(Vec::is_empty) {
@@ -565,4 +570,22 @@ impl Inferrer {
             }));
         }
     }
+}
+
+/// Whether two sequences move the same squares (in any order, any pieces).
+fn same_squares(a: &[Move], b: &[Move]) -> bool {
+    let key = |s: &[Move]| {
+        let mut k: Vec<(u8, u8)> = s
+            .iter()
+            .map(|m| {
+                (
+                    m.from().map_or(64, |f| f.index() as u8),
+                    m.to().index() as u8,
+                )
+            })
+            .collect();
+        k.sort_unstable();
+        k
+    };
+    key(a) == key(b)
 }
