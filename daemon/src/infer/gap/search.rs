@@ -310,6 +310,15 @@ fn fills_wanted(pos: &Position, target: &Board, m: &Move, wanted: Bitboard) -> b
     }
 }
 
+/// The colour that promotes on `to` (White on the eighth rank).
+fn promotion_color(to: crate::rules::Square) -> Color {
+    if to.rank() == crate::rules::Rank::Eighth {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
+
 /// A promotion whose square shows a pawn is the queen (the declared default); an
 /// under-promotion must show its piece somewhere it is wanted.
 fn plausible_promotion(target: &Board, m: &Move, wanted: Bitboard) -> bool {
@@ -328,6 +337,11 @@ fn plausible_promotion(target: &Board, m: &Move, wanted: Bitboard) -> bool {
     let Some(shown) = target.piece_at(to) else {
         return (target.by_role(role) & wanted).any();
     };
+    if shown.color != promotion_color(to) {
+        // Taken at once: any promotion fits (the partner receives a pawn either way);
+        // they are alternatives.
+        return true;
+    }
     if shown.role == Role::Pawn {
         return false;
     }
