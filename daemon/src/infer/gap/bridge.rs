@@ -204,10 +204,11 @@ impl Inferrer {
             }
             return false;
         }
-        if sequences.len() > 1
-            && at.pressed.is_none()
+        if at.pressed.is_none()
             && !at.settle
-            && !sequences.iter().all(|s| same_squares(s, &sequences[0]))
+            && (sequences.iter().any(|s| returns(s))
+                || (sequences.len() > 1
+                    && !sequences.iter().all(|s| same_squares(s, &sequences[0]))))
         {
             // Explanations of a board seen between presses that move different squares
             // are often a move in progress (a piece in the hand) read as plies: the next
@@ -588,4 +589,13 @@ fn same_squares(a: &[Move], b: &[Move]) -> bool {
         k
     };
     key(a) == key(b)
+}
+
+/// Whether a piece comes back to a square its side left earlier in the sequence (a
+/// piece in the hand at link-up is often explained so: wait for the press).
+fn returns(seq: &[Move]) -> bool {
+    seq.iter().enumerate().any(|(i, a)| {
+        a.from()
+            .is_some_and(|from| seq.iter().skip(i + 2).step_by(2).any(|b| b.to() == from))
+    })
 }
