@@ -39,6 +39,7 @@ pub struct Metrics {
     pub(crate) mqtt_dropped: Counter,
     pub(crate) viewers: Family<Labels, Gauge>,
     pub(crate) operator_actions: Counter,
+    pub(crate) link_gaps: Family<Labels, Gauge>,
 }
 
 impl fmt::Debug for Metrics {
@@ -71,6 +72,7 @@ impl Metrics {
             mqtt_dropped: Counter::default(),
             viewers: Family::default(),
             operator_actions: Counter::default(),
+            link_gaps: Family::default(),
         };
         registry.register(
             "boards_connected",
@@ -115,7 +117,24 @@ impl Metrics {
             "Accepted arbiter actions",
             m.operator_actions.clone(),
         );
+        registry.register(
+            "link_gaps",
+            "Board link outages (outcome=outage) and how their gaps ended: bridged, ambiguous (bridged with other orders possible), unbridged (alerted as not reconstructable)",
+            m.link_gaps.clone(),
+        );
         Metrics { registry, ..m }
+    }
+
+    /// Sets the link-gap counts of a match, as the inference counts them (`outages`,
+    /// `bridged`, `ambiguous`, `unbridged`).
+    pub fn set_link_gaps(&self, match_id: &str, counts: [(&str, u64); 4]) {
+        for (outcome, n) in counts {
+            let mut labels = Self::labels(match_id);
+            labels.push(("outcome".to_owned(), outcome.to_owned()));
+            self.link_gaps
+                .get_or_create(&labels)
+                .set(i64::try_from(n).unwrap_or(i64::MAX));
+        }
     }
 
     /// The Prometheus text exposition of every metric.

@@ -137,6 +137,11 @@ pub struct Event {
     /// Human-readable detail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// How a move was recognised, when not plainly: `reconstructed` (worked out after a
+    /// lost connection), `ambiguous`, `time-estimated`, `pending-on-gap`,
+    /// `promotion-not-shown`, `no-clock`, `late-put`, `premature`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 impl Event {
@@ -157,6 +162,7 @@ impl Event {
             reason: None,
             result: None,
             detail: None,
+            flags: Vec::new(),
         }
     }
 }
@@ -376,6 +382,14 @@ pub enum ActionKind {
         side: Side,
         /// The move that was really played.
         san: String,
+    },
+    /// Fill a board's link gap with the moves it played meanwhile (SAN, in order from the
+    /// position before the gap), or pick one of the orders a `gap-ambiguous` alert lists.
+    Fill {
+        /// The board.
+        board: Board,
+        /// The plies, as SAN.
+        moves: Vec<String>,
     },
 }
 

@@ -256,6 +256,10 @@ pub struct RawInference {
     /// How late the other board's press may arrive for a drop to count as in time.
     #[serde(default)]
     pub drop_tolerance_ms: Option<u64>,
+    /// A board back from a lost link: the longest sequence of plies searched for what
+    /// it played meanwhile.
+    #[serde(default)]
+    pub gap_max_plies: Option<usize>,
 }
 
 /// `[log]`.
@@ -371,6 +375,8 @@ pub struct Config {
     pub stable_commit_ms: u64,
     /// Cross-board drop tolerance.
     pub drop_tolerance_ms: u64,
+    /// The longest link gap searched, in plies.
+    pub gap_max_plies: usize,
     /// Log format.
     pub log_format: LogFormat,
     /// Log filter.
@@ -617,6 +623,7 @@ impl Config {
         let inference = raw.inference.unwrap_or(RawInference {
             stable_commit_ms: None,
             drop_tolerance_ms: None,
+            gap_max_plies: None,
         });
         let log = raw.log.unwrap_or(RawLog {
             format: LogFormat::Text,
@@ -636,6 +643,7 @@ impl Config {
             ),
             stable_commit_ms: inference.stable_commit_ms.unwrap_or(1500),
             drop_tolerance_ms: inference.drop_tolerance_ms.unwrap_or(300),
+            gap_max_plies: inference.gap_max_plies.unwrap_or(6).clamp(1, 8),
             log_format: log.format,
             log_level: log.level.unwrap_or_else(|| "info".into()),
         })

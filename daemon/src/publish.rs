@@ -64,6 +64,7 @@ pub fn event(inference: &Inference) -> Option<wire::Event> {
             e.san = Some(entry.san.clone());
             e.clock = entry.clock;
             e.bfen = Some(bfen.clone());
+            e.flags = entry.flags.names().into_iter().map(str::to_owned).collect();
             Some(e)
         }
         Inference::Alert(a) => Some(alert(a)),

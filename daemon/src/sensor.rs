@@ -195,6 +195,15 @@ fn operator(
             side: side()?,
             san: str_field("san")?.to_owned(),
         }),
+        "fill" => Some(OperatorAction::Fill {
+            board: board?,
+            moves: fields
+                .get("moves")?
+                .as_array()?
+                .iter()
+                .map(|m| m.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()?,
+        }),
         _ => None,
     }
 }
@@ -279,6 +288,13 @@ fn encode_operator(op: &OperatorAction) -> TraceEvent {
             fields.insert("side".into(), Value::from(side.name()));
             fields.insert("san".into(), Value::from(san.as_str()));
             (Some(*board), "replace")
+        }
+        OperatorAction::Fill { board, moves } => {
+            fields.insert(
+                "moves".into(),
+                Value::Array(moves.iter().map(|m| Value::from(m.as_str())).collect()),
+            );
+            (Some(*board), "fill")
         }
     };
     TraceEvent::Operator {

@@ -30,6 +30,8 @@ struct Table {
     clocks: ByBoard<ByColor<f64>>,
     running: ByBoard<Option<Color>>,
     rotated: ByBoard<bool>,
+    /// A silent board's placement, side to move and the seconds its clocks lose.
+    pending_gap: Option<(BoardId, bugbridge::rules::Board, Color, (f64, f64))>,
 }
 
 impl Table {
@@ -61,6 +63,7 @@ impl Table {
             }),
             running: ByBoard::default(),
             rotated,
+            pending_gap: None,
         };
         for b in BoardId::ALL {
             let mut placement = *game.board(b).board();
@@ -1011,12 +1014,8 @@ fn link_gap_that_matches_nothing_is_alerted_and_waits() {
     });
     t.feed(SensorEvent::Link { board: A, up: true });
     let mut placement = *t.inf.physical(A);
-    for (s, p) in [
-        ("a2", None),
-        ("a5", Some('P')),
-        ("h7", None),
-        ("h3", Some('p')),
-    ] {
+    // A pawn gone from a2 and one on h5: no sequence of plies does that.
+    for (s, p) in [("a2", None), ("h5", Some('P'))] {
         placement.set_square(sq(s), p.map(piece));
     }
     t.feed(SensorEvent::Snapshot {
@@ -1024,6 +1023,8 @@ fn link_gap_that_matches_nothing_is_alerted_and_waits() {
         placement,
     });
     t.clock_event(A);
+    // The board gets the press grace to settle (a piece still in hand at link-up).
+    t.wait(3000);
     assert!(t.moves().is_empty());
     assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 1);
 }
@@ -1125,4 +1126,216 @@ fn move_events_carry_the_bfen_after_the_move_with_the_clock_readings() {
         expected.contains("/p"),
         "the pawn went to Black on B: {expected}"
     );
+}
+
+// ---- link gaps bridged by search ---------------------------------------------------------
+
+impl Table {
+    /// `b`'s link drops; `ucis` are played on it unseen (and, `knocked`, those squares are
+    /// emptied); the link comes back with a snapshot and a clock reading showing `lost`
+    /// seconds gone from each side and `running` running.
+    fn silent(&mut self, b: BoardId, ucis: &[&str], knocked: &[&str], lost: (f64, f64)) {
+        self.feed(SensorEvent::Link {
+            board: b,
+            up: false,
+        });
+        let mut pos = self.inf.game().board(b).clone();
+        for uci in ucis {
+            let m = pos
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.uci() == *uci)
+                .unwrap_or_else(|| panic!("{uci} is not legal on {b}"));
+            pos.play(&m);
+        }
+        let mut placement = *pos.board();
+        for s in knocked {
+            placement.set_square(sq(s), None);
+        }
+        self.pending_gap = Some((b, placement, pos.turn(), lost));
+    }
+
+    /// The link of the silent board comes back.
+    fn back(&mut self) {
+        let (b, placement, turn, lost) = self.pending_gap.take().expect("a silent board");
+        self.t += 100;
+        self.feed(SensorEvent::Link { board: b, up: true });
+        self.feed(SensorEvent::Snapshot {
+            board: b,
+            placement,
+        });
+        self.clocks[b].white -= lost.0;
+        self.clocks[b].black -= lost.1;
+        self.running[b] = Some(turn);
+        self.clock_event(b);
+    }
+
+    fn entry(&self, b: BoardId, uci: &str) -> &bugbridge::infer::RecordEntry {
+        self.inf
+            .record()
+            .iter()
+            .find(|e| e.board == b && e.mv.uci() == uci)
+            .unwrap_or_else(|| panic!("{uci} not recorded on {b}"))
+    }
+}
+
+#[test]
+fn a_drop_pending_on_the_other_boards_gap_is_legal_when_the_gap_supplied_it() {
+    let mut t = Table::new();
+    t.play(A, "e2e4").play(A, "d7d5");
+    // A goes silent; White takes on d5 there: Black on B receives a pawn.
+    t.silent(A, &["e4d5"], &[], (2.0, 0.0));
+    t.t += 500;
+    t.play(B, "e2e4");
+    // Black on B drops the pawn before A is seen again: no alert, pending.
+    t.put(B, "e5", 'p').press(B);
+    assert_eq!(t.last_move(), "B:P@e5");
+    assert!(t.inf.record().last().expect("move").flags.gap_pending);
+    assert!(t.illegal().is_empty());
+    t.t += 2000;
+    t.back();
+    let gap = t.entry(A, "e4d5");
+    assert!(gap.flags.gap_inferred && !gap.flags.gap_ambiguous);
+    let drop = t.entry(B, "P@e5");
+    assert_eq!(drop.legality, bugbridge::rules::Legality::Legal);
+    assert!(!drop.flags.gap_pending && !drop.flags.premature);
+    // The capture that supplied the drop comes first in the record.
+    let pos = |uci| t.moves().iter().position(|m| m.ends_with(uci));
+    assert!(pos("e4d5") < pos("P@e5"), "{:?}", t.moves());
+    t.wait(5000);
+    assert!(t.illegal().is_empty());
+    assert_eq!(t.alerts(AlertCode::MaterialMismatch), 0);
+    assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 0);
+    t.play(A, "d8d5");
+    assert_eq!(t.last_move(), "A:d8d5");
+}
+
+#[test]
+fn a_drop_pending_on_the_other_boards_gap_is_alerted_when_the_gap_did_not_supply_it() {
+    let mut t = Table::new();
+    t.play(A, "e2e4").play(A, "d7d5");
+    // A goes silent; White plays a quiet move there: nothing reaches B.
+    t.silent(A, &["g1f3"], &[], (2.0, 0.0));
+    t.t += 500;
+    t.play(B, "e2e4");
+    t.put(B, "e5", 'p').press(B);
+    assert!(t.illegal().is_empty(), "pending while A is silent");
+    t.t += 2000;
+    t.back();
+    assert_eq!(
+        t.illegal(),
+        [(B, 1, Color::Black, IllegalReason::PrematureDrop)]
+    );
+    assert!(t.entry(A, "g1f3").flags.gap_inferred);
+}
+
+#[test]
+fn a_transposed_gap_is_reported_ambiguous_and_the_arbiter_picks_the_order() {
+    let mut t = Table::new();
+    t.silent(A, &["g1f3", "e7e5", "b1c3"], &[], (4.0, 2.0));
+    t.t += 4000;
+    t.back();
+    assert_eq!(t.inf.record().len(), 3);
+    assert!(t.inf.record().iter().all(|e| e.flags.gap_ambiguous));
+    assert_eq!(t.alerts(AlertCode::GapAmbiguous), 1);
+    let first = t.inf.record()[0].san.clone();
+    let other: Vec<String> = if first == "Nf3" {
+        vec!["Nc3".into(), "e5".into(), "Nf3".into()]
+    } else {
+        vec!["Nf3".into(), "e5".into(), "Nc3".into()]
+    };
+    t.feed(SensorEvent::Operator(OperatorAction::Fill {
+        board: A,
+        moves: other.clone(),
+    }));
+    let sans: Vec<&str> = t.inf.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(sans, other);
+    assert!(t.out.iter().any(|i| matches!(i, Inference::Correction(_))));
+    assert!(t.inf.record().iter().all(|e| !e.flags.gap_ambiguous));
+    t.play(A, "d7d5");
+    assert_eq!(t.last_move(), "A:d7d5");
+}
+
+#[test]
+fn an_unbridgeable_gap_is_alerted_once_and_the_arbiter_fills_it() {
+    let mut t = Table::new();
+    // While A is silent: e4 e5, and the a1 rook knocked off the board (no sequence of
+    // plies takes it).
+    t.silent(A, &["e2e4", "e7e5"], &["a1"], (2.0, 2.0));
+    t.t += 3000;
+    t.back();
+    // B plays on meanwhile.
+    t.play(B, "d2d4");
+    t.wait(3000);
+    assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 1);
+    assert_eq!(t.moves(), ["B:d2d4"]);
+    // Presses on A raise nothing more while the gap is open.
+    t.lift(A, "g1").put(A, "f3", 'N').press(A);
+    t.wait(3000);
+    assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 1);
+    assert_eq!(t.alerts(AlertCode::ClockWithoutMove), 0);
+    assert!(t.illegal().is_empty());
+    // The arbiter fills the gap; the board's own latest move then follows at its press.
+    assert_eq!(t.moves(), ["B:d2d4"]);
+    t.feed(SensorEvent::Operator(OperatorAction::Fill {
+        board: A,
+        moves: vec!["e4".into(), "e5".into()],
+    }));
+    assert!(t.out.iter().any(|i| matches!(i, Inference::Correction(_))));
+    assert!(t.entry(A, "e2e4").flags.gap_inferred);
+    t.put(A, "a1", 'R');
+    t.lift(A, "b8").put(A, "c6", 'n').press(A);
+    assert_eq!(
+        t.moves(),
+        ["B:d2d4", "A:e2e4", "A:e7e5", "A:g1f3", "A:b8c6"]
+    );
+    assert!(t.illegal().is_empty());
+}
+
+#[test]
+fn a_two_ply_gap_closed_by_a_press_is_timed_from_the_clocks() {
+    let mut t = Table::new();
+    t.play(A, "e2e4").play(A, "e7e5");
+    let t0 = t.t;
+    // White's move is pressed unseen; at link-up Black's reply stands on the board but his
+    // clock still runs: the gap waits for his press, which is seen.
+    t.silent(A, &["g1f3", "b8c6"], &[], (3.0, 1.0));
+    t.t += 5000;
+    let (b, placement, _, _) = t.pending_gap.take().expect("silent");
+    t.feed(SensorEvent::Link { board: b, up: true });
+    t.feed(SensorEvent::Snapshot {
+        board: b,
+        placement,
+    });
+    t.clocks.a.white -= 3.0;
+    t.clocks.a.black -= 1.0;
+    t.running.a = Some(Color::Black);
+    t.clock_event(A);
+    assert_eq!(t.moves().len(), 2, "the reply is not pressed yet");
+    t.press(A);
+    let pressed = t.t;
+    assert_eq!(t.moves().len(), 4);
+    let nf3 = t.entry(A, "g1f3");
+    // White's clock ran only from the last reading to his press: time and reading exact.
+    assert_eq!(nf3.clock, Some(174.0));
+    assert_eq!(nf3.t, t0 + 3000);
+    assert!(!nf3.flags.time_estimated && nf3.flags.gap_inferred);
+    let nc6 = t.entry(A, "b8c6");
+    assert_eq!(nc6.clock, Some(t.clocks.a.black));
+    assert_eq!(nc6.t, pressed);
+    assert!(!nc6.flags.time_estimated);
+}
+
+#[test]
+fn a_one_ply_gap_is_timed_from_the_clocks() {
+    let mut t = Table::new();
+    t.play(A, "e2e4").play(A, "e7e5");
+    let t0 = t.t;
+    t.silent(A, &["g1f3"], &[], (2.0, 0.0));
+    t.t += 4000;
+    t.back();
+    let nf3 = t.entry(A, "g1f3");
+    assert_eq!(nf3.clock, Some(175.0));
+    assert_eq!(nf3.t, t0 + 2000);
+    assert!(!nf3.flags.time_estimated);
 }

@@ -60,6 +60,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
         record_dir: record_dir.to_owned(),
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
+        gap_max_plies: 6,
         log_format: LogFormat::Text,
         log_level: "info".into(),
     }

@@ -177,6 +177,18 @@ fn validate(action: &ActionKind) -> Result<(), String> {
                 return Err(format!("san {san:?} must be 1 to 16 printable characters"));
             }
         }
+        ActionKind::Fill { moves, .. } => {
+            if moves.is_empty() || moves.len() > 12 {
+                return Err(format!("moves: {} given, 1 to 12 expected", moves.len()));
+            }
+            for (i, san) in moves.iter().enumerate() {
+                if san.is_empty() || san.len() > 16 || !san.bytes().all(|b| b.is_ascii_graphic()) {
+                    return Err(format!(
+                        "moves[{i}] {san:?} must be 1 to 16 printable characters"
+                    ));
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -64,6 +64,7 @@ impl Table {
             }),
             stable_commit_ms: config.stable_commit_ms,
             drop_tolerance_ms: config.drop_tolerance_ms,
+            gap_max_plies: config.gap_max_plies,
             ..InferConfig::default()
         };
         let mut base_tags = config.tags.clone();
@@ -451,6 +452,16 @@ impl Table {
             .drain(..)
             .filter_map(|d| publish::event(&d))
             .collect();
+        let gaps = self.game.inferrer().gap_stats();
+        hub.metrics().set_link_gaps(
+            &self.match_id,
+            [
+                ("outage", gaps.outages),
+                ("bridged", gaps.bridged),
+                ("ambiguous", gaps.ambiguous),
+                ("unbridged", gaps.unbridged),
+            ],
+        );
         let update = Update {
             state: publish::state(&self.game.view()),
             bpgn: self.game.bpgn(),
@@ -528,6 +539,10 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
             side: side(*s),
             san: san.clone(),
         },
+        wire::ActionKind::Fill { board: b, moves } => OperatorAction::Fill {
+            board: board(*b),
+            moves: moves.clone(),
+        },
     })
 }
 
@@ -561,6 +576,7 @@ mod tests {
             record_dir: dir.to_owned(),
             stable_commit_ms: 1500,
             drop_tolerance_ms: 300,
+            gap_max_plies: 6,
             log_format: LogFormat::Text,
             log_level: "info".into(),
         }

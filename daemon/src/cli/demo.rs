@@ -303,6 +303,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         record_dir: dir.join("games"),
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
+        gap_max_plies: 6,
         log_format: LogFormat::Text,
         log_level: "info".into(),
     };

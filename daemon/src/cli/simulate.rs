@@ -23,7 +23,7 @@ pub struct SimulateArgs {
     /// The seed of the physical noise: the same seed gives the same trace.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// How the players and the sensors behave: clean, noisy or faults.
+    /// How the players and the sensors behave: clean, noisy, faults or outages.
     #[arg(long, default_value = "clean", value_parser = parse_profile)]
     pub noise: Profile,
     /// The ruleset.

@@ -6,6 +6,7 @@ use crate::rules::{Bitboard, Board, ByColor, Color, Piece, Pockets, Position, Sq
 
 use super::SensorEvent;
 use super::engine::Completion;
+use super::gap::{Gap, LastGap};
 use super::matcher::Explanation;
 
 /// How many lifts are remembered between two commits (more is noise).
@@ -51,6 +52,14 @@ pub(crate) struct Track {
     pub(crate) clock_seen: bool,
     /// The last clock reading.
     pub(crate) readings: Option<ByColor<f64>>,
+    /// When it was taken.
+    pub(crate) readings_t: u64,
+    /// The board's link gap, while it is open.
+    pub(crate) gap: Option<Gap>,
+    /// The plies of the board's last bridged gap.
+    pub(crate) last_gap: Option<LastGap>,
+    /// The other sequences that explained that gap (from the position before it).
+    pub(crate) gap_alternatives: Vec<Vec<crate::rules::Move>>,
     /// After a link loss: squares mean nothing until the next snapshot.
     pub(crate) awaiting_snapshot: bool,
     /// After a resync snapshot: the next clock reading decides what happened in the gap.
@@ -90,6 +99,10 @@ impl Track {
             running: None,
             clock_seen: false,
             readings: None,
+            readings_t: 0,
+            gap: None,
+            last_gap: None,
+            gap_alternatives: Vec::new(),
             awaiting_snapshot: false,
             gap_check: false,
             link_down: false,

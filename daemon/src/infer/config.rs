@@ -21,6 +21,12 @@ pub struct InferConfig {
     /// Both boards back in the start position after this long (ms) without a press start
     /// a new game even when no end was recorded.
     pub new_game_idle_ms: u64,
+    /// A board back from a link gap: the longest sequence of plies searched to explain
+    /// what it shows.
+    pub gap_max_plies: usize,
+    /// The most positions one gap search may visit before it gives up (bounds the time a
+    /// search takes; see the `gap_search` benchmark).
+    pub gap_node_budget: u64,
 }
 
 impl Default for InferConfig {
@@ -32,6 +38,8 @@ impl Default for InferConfig {
             drop_tolerance_ms: 300,
             press_grace_ms: 2500,
             new_game_idle_ms: 60_000,
+            gap_max_plies: 6,
+            gap_node_budget: 150_000,
         }
     }
 }

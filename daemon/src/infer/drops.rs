@@ -29,6 +29,11 @@ impl Inferrer {
             return;
         };
         let reason = match self.game.board(board).classify(&d.exp.mv) {
+            Legality::Illegal(IllegalReason::DropNotInHand) if self.in_gap(board.other()) => {
+                self.commit_pending_on_gap(board, d.exp, d.done, out);
+                self.drain_queue(board, out);
+                return;
+            }
             Legality::Illegal(IllegalReason::DropNotInHand) => {
                 if self.capture_pending_on_other_board(board, &d.exp.mv) {
                     d.done.flags.premature = true;

@@ -7,9 +7,11 @@ use crate::rules::{
 };
 
 use super::board_track::{PendingPress, Track};
+use super::gap::BridgeAt;
+use super::gap::timing::ClockMark;
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
-use super::{InferConfig, OperatorAction, SensorEvent};
+use super::{GapStats, InferConfig, OperatorAction, SensorEvent};
 
 /// How a move was completed: when, the clock then, how it was recognised, whose press.
 #[derive(Debug, Clone, Copy)]
@@ -60,6 +62,8 @@ pub struct Inferrer {
     pub(crate) start_board: Board,
     /// Each board's last BFEN record, with the position and readings it was written for.
     pub(crate) fen_cache: ByBoard<Option<FenCache>>,
+    /// Link outages and how their gaps ended.
+    pub(crate) gap_stats: GapStats,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -84,6 +88,7 @@ impl Inferrer {
             end_reported: false,
             start_board: Board::start(),
             fen_cache: ByBoard::default(),
+            gap_stats: GapStats::default(),
         }
     }
 
@@ -115,6 +120,19 @@ impl Inferrer {
     #[must_use]
     pub fn clock(&self, board: BoardId) -> Option<ByColor<f64>> {
         self.tracks[board].readings
+    }
+
+    /// How many link outages there were and how their gaps ended.
+    #[must_use]
+    pub const fn gap_stats(&self) -> GapStats {
+        self.gap_stats
+    }
+
+    /// Whether `board`'s link is down, or back with its gap not bridged yet (its moves
+    /// are not being recorded).
+    #[must_use]
+    pub fn link_gap(&self, board: BoardId) -> bool {
+        self.in_gap(board)
     }
 
     /// What the sensors of `board` show now, in true orientation.
@@ -183,6 +201,7 @@ impl Inferrer {
             if track.pending.is_some_and(|p| !p.alerted && p.deadline <= t) {
                 self.alert_pending(board, out);
             }
+            self.gap_timer(t, board, out);
             let track = &self.tracks[board];
             if !self.config.clock[board]
                 && !track.settled
@@ -219,6 +238,18 @@ impl Inferrer {
         if track.awaiting_snapshot {
             track.awaiting_snapshot = false;
             track.gap_check = true;
+            if !self.config.clock[board] && track.gap.is_some() {
+                // No clock will tell the side to move: the board alone must do.
+                track.gap_check = false;
+                let at = BridgeAt {
+                    end: ClockMark { t, readings: None },
+                    running: None,
+                    pressed: None,
+                    settle: false,
+                };
+                self.gap_reading(board, at, true, out);
+                return;
+            }
         }
         self.retry_pending(board, out);
         self.check_new_game(t, out);
@@ -258,6 +289,9 @@ impl Inferrer {
             if !was_down {
                 return;
             }
+            if let Some(gap) = &mut track.gap {
+                gap.up = true;
+            }
             out.push(Inference::Alert(Alert {
                 t,
                 board: Some(board),
@@ -266,20 +300,24 @@ impl Inferrer {
                 number: None,
                 side: None,
                 san: None,
-                detail: format!("board {board}: the device connection is back"),
+                detail: format!(
+                    "board {board}: the device is back; the moves made meanwhile are taken from its own log or worked out from the board and the clock"
+                ),
             }));
             return;
         }
         if !track.oriented {
             // The board never answered (wrong port, unplugged from the start): no
             // connection was lost and nothing it showed is in doubt. The driver's log says
-            // why it cannot be used.
+            // why it cannot be used; its coming up is no restoration either.
+            track.link_down = false;
             return;
         }
         track.awaiting_snapshot = true;
         if was_down {
             return;
         }
+        self.open_gap(t, board);
         out.push(Inference::Alert(Alert {
             t,
             board: Some(board),
@@ -323,7 +361,34 @@ impl Inferrer {
         track.running = running;
         track.clock_seen = true;
         track.readings = Some(readings);
+        track.readings_t = t;
         let gap_check = std::mem::replace(&mut track.gap_check, false);
+        if let Some(gap) = &track.gap {
+            // A board in a gap: its readings end the gap once the board is seen again;
+            // nothing else is judged until it is bridged.
+            if gap.up && !track.awaiting_snapshot {
+                // The first reading after the resync may show presses made in the gap:
+                // they are not presses seen now.
+                let press = match (previous, running) {
+                    (Some(x), Some(y)) if x != y && seen && !gap_check => Some(x),
+                    _ => None,
+                };
+                if press.is_some() {
+                    track.last_press_t = t;
+                }
+                let at = BridgeAt {
+                    end: ClockMark {
+                        t,
+                        readings: Some(readings),
+                    },
+                    running,
+                    pressed: press,
+                    settle: false,
+                };
+                self.gap_reading(board, at, gap_check, out);
+            }
+            return;
+        }
         match (previous, running) {
             (Some(x), Some(y)) if x != y && seen => self.on_press(t, board, x, Some(readings), out),
             _ if gap_check => self.infer_gap(t, board, out),
@@ -437,10 +502,36 @@ impl Inferrer {
         done: Completion,
         out: &mut Vec<Inference>,
     ) {
+        let mut exp = exp;
+        if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand)
+            && let crate::rules::Move::Drop { piece, .. } = exp.mv
+            && self.switch_gap_for_drop(done.t, board, piece, out)
+        {
+            exp.legality = self.game.board(board).classify(&exp.mv);
+        }
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
-            self.defer_drop(board, exp, done);
+            if self.in_gap(board.other()) {
+                self.commit_pending_on_gap(board, exp, done, out);
+            } else {
+                self.defer_drop(board, exp, done);
+            }
             return;
         }
+        self.commit(board, exp, done, out);
+    }
+
+    /// A drop of a piece not in hand while the other board is silent: that board may have
+    /// captured it meanwhile. It is committed without an alert, owing the piece (like a
+    /// premature drop), and settled when the gap is bridged.
+    pub(crate) fn commit_pending_on_gap(
+        &mut self,
+        board: BoardId,
+        mut exp: Explanation,
+        mut done: Completion,
+        out: &mut Vec<Inference>,
+    ) {
+        exp.legality = Legality::Illegal(IllegalReason::PrematureDrop);
+        done.flags.gap_pending = true;
         self.commit(board, exp, done, out);
     }
 
@@ -527,7 +618,9 @@ impl Inferrer {
             entry: entry.clone(),
             bfen,
         });
-        if let Legality::Illegal(reason) = entry.legality {
+        if let Legality::Illegal(reason) = entry.legality
+            && !entry.flags.gap_pending
+        {
             out.push(Inference::Alert(Alert {
                 t,
                 board: Some(board),
@@ -639,6 +732,7 @@ impl Inferrer {
                 side,
                 san,
             } => self.operator_replace(t, *board, *number, *side, san, out),
+            OperatorAction::Fill { board, moves } => self.operator_fill(t, *board, moves, out),
         }
     }
 
@@ -674,6 +768,8 @@ impl Inferrer {
             track.flag_alerted = ByColor::default();
             track.residual = crate::rules::Bitboard::EMPTY;
             track.history.clear();
+            track.gap = None;
+            track.last_gap = None;
         }
         out.push(Inference::NewGame { t });
     }

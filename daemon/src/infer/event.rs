@@ -94,6 +94,15 @@ pub enum OperatorAction {
         /// The SAN of the replacement move, resolved against the position before it.
         san: String,
     },
+    /// The moves a board played while its link was down, as the arbiter saw them: they
+    /// fill its open gap, or replace the plies of its last reconstructed gap (picking one
+    /// of the alternatives of a `gap-ambiguous` alert).
+    Fill {
+        /// The board.
+        board: BoardId,
+        /// The plies in order, as SAN, from the position before the gap.
+        moves: Vec<String>,
+    },
 }
 
 impl OperatorAction {
@@ -101,9 +110,9 @@ impl OperatorAction {
     #[must_use]
     pub fn board(&self) -> Option<BoardId> {
         match self {
-            OperatorAction::Promotion { board, .. } | OperatorAction::Replace { board, .. } => {
-                Some(*board)
-            }
+            OperatorAction::Promotion { board, .. }
+            | OperatorAction::Replace { board, .. }
+            | OperatorAction::Fill { board, .. } => Some(*board),
             OperatorAction::Result { .. } => None,
         }
     }

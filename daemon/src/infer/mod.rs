@@ -48,10 +48,13 @@
 //! - `alerts`: presses nothing explains, takebacks, missing pieces, the material audit;
 //! - `drops`: the cross-board drop race and premature drops;
 //! - `promotion`: promotions not shown, corrections, operator replacements;
-//! - `settle`: commits without a press (clockless boards, link gaps).
+//! - `settle`: commits without a press (clockless boards, a resync without a gap);
+//! - [`gap`]: link gaps: the search for the plies a silent board played, their times
+//!   from the clocks, drops of the other board pending on the gap, the arbiter's fill.
 
 pub mod config;
 pub mod event;
+pub mod gap;
 pub mod output;
 
 mod alerts;
@@ -65,4 +68,5 @@ mod settle;
 pub use config::InferConfig;
 pub use engine::Inferrer;
 pub use event::{OperatorAction, SensorEvent};
+pub use gap::GapStats;
 pub use output::{Alert, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry};

@@ -15,8 +15,17 @@ pub struct MoveFlags {
     pub promotion_not_shown: bool,
     /// The board has no clock: committed after the placement was stable, no time known.
     pub no_clock: bool,
-    /// Completed while the link was down: inferred from the resync snapshot.
+    /// Completed while the link was down: reconstructed from the board and the clocks
+    /// when the link came back (or filled in by the arbiter).
     pub gap_inferred: bool,
+    /// Reconstructed, and other orders of the gap's plies explain the board as well (a
+    /// `gap-ambiguous` alert lists them).
+    pub gap_ambiguous: bool,
+    /// The clock reading (and time) of the press is an estimate within the gap's bounds.
+    pub time_estimated: bool,
+    /// A drop of a piece not yet in hand while the other board was silent: held pending
+    /// on that board's gap (settled when it is bridged).
+    pub gap_pending: bool,
     /// The press came before the piece was put down (the move completed afterwards).
     pub late_put: bool,
     /// The premature drop was committed without the piece in hand; a later capture settled
@@ -62,8 +71,11 @@ pub enum AlertCode {
     /// A board's device dropped off.
     LinkLost,
     /// A board's device is back after a `link-lost` (what it missed is taken from its
-    /// snapshot, or replayed from its own log).
+    /// own log, or worked out by the gap search).
     LinkRestored,
+    /// Several sequences of plies explain a board after a link gap: the most plausible is
+    /// recorded, the alternatives are listed.
+    GapAmbiguous,
     /// Boards and holdings are not two full sets (a piece hidden, taken off, added).
     MaterialMismatch,
     /// A clock press with no move on the board.
@@ -80,9 +92,30 @@ impl AlertCode {
             AlertCode::FlagFall => "flag-fall",
             AlertCode::LinkLost => "link-lost",
             AlertCode::LinkRestored => "link-restored",
+            AlertCode::GapAmbiguous => "gap-ambiguous",
             AlertCode::MaterialMismatch => "material-mismatch",
             AlertCode::ClockWithoutMove => "clock-without-move",
         }
+    }
+}
+
+impl MoveFlags {
+    /// The published names of the flags that are set (`reconstructed`, `ambiguous`, ...).
+    #[must_use]
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.gap_inferred, "reconstructed"),
+            (self.gap_ambiguous, "ambiguous"),
+            (self.time_estimated, "time-estimated"),
+            (self.gap_pending, "pending-on-gap"),
+            (self.promotion_not_shown, "promotion-not-shown"),
+            (self.no_clock, "no-clock"),
+            (self.late_put, "late-put"),
+            (self.premature, "premature"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
     }
 }
 
@@ -121,6 +154,8 @@ pub enum CorrectionKind {
     Promotion,
     /// An operator replaced a recorded move.
     Replace,
+    /// An operator filled a link gap with the moves that were missing.
+    Fill,
 }
 
 /// An earlier record entry was changed; the game was re-played from there.

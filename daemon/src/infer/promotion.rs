@@ -120,7 +120,7 @@ impl Inferrer {
     }
 
     /// Replaces record entry `index` by `mv` and re-plays the game from the start.
-    fn replace_entry(
+    pub(crate) fn replace_entry(
         &mut self,
         t: u64,
         index: usize,

@@ -13,7 +13,7 @@ impl Inferrer {
     /// A clockless board has been stable: commit the one or two moves that give exactly
     /// what it shows.
     pub(crate) fn clockless_commit(&mut self, board: BoardId, at: u64, out: &mut Vec<Inference>) {
-        if self.tracks[board].deferred.is_some() {
+        if self.tracks[board].deferred.is_some() || self.in_gap(board) {
             return;
         }
         let flags = MoveFlags {

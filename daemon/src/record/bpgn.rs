@@ -35,7 +35,16 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
         notes.push("promotion not shown: the pawn stayed on the board");
     }
     if e.flags.gap_inferred {
-        notes.push("inferred after a lost connection");
+        notes.push("reconstructed after a lost connection");
+    }
+    if e.flags.gap_ambiguous {
+        notes.push("ambiguous: other orders of the gap's moves fit the board");
+    }
+    if e.flags.time_estimated {
+        notes.push("time estimated from the clocks");
+    }
+    if e.flags.gap_pending {
+        notes.push("drop pending on the other board's lost connection");
     }
     notes
         .into_iter()

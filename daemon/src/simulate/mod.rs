@@ -32,7 +32,11 @@
 //!   before the press), half across the press (the press is known from the first clock
 //!   reading after the resync); a duplicated clock message 2% (case 36, "pressed twice");
 //!   the press before the last piece is put down 3% (case 36, "piece still in hand").
+//! - [`Profile::Outages`], noisy plus one or two link outages a game of 1.5–6 s each,
+//!   the first over a capture whose piece the other board drops meanwhile when the game
+//!   has one (see `outage`).
 
+mod outage;
 mod physical;
 mod random_game;
 mod rng;
@@ -56,19 +60,27 @@ pub enum Profile {
     Noisy,
     /// Noisy plus faults of hardware and hands.
     Faults,
+    /// Noisy plus link outages of 1.5–6 s, at least one a game (see `outage`).
+    Outages,
 }
 
 impl Profile {
     /// All profiles.
-    pub const ALL: [Profile; 3] = [Profile::Clean, Profile::Noisy, Profile::Faults];
+    pub const ALL: [Profile; 4] = [
+        Profile::Clean,
+        Profile::Noisy,
+        Profile::Faults,
+        Profile::Outages,
+    ];
 
-    /// `clean`, `noisy` or `faults`.
+    /// `clean`, `noisy`, `faults` or `outages`.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
             Profile::Clean => "clean",
             Profile::Noisy => "noisy",
             Profile::Faults => "faults",
+            Profile::Outages => "outages",
         }
     }
 }
@@ -79,7 +91,7 @@ impl fmt::Display for Profile {
     }
 }
 
-/// A profile name that is not `clean`, `noisy` or `faults`.
+/// A profile name that is not `clean`, `noisy`, `faults` or `outages`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownProfile(pub String);
 
@@ -87,7 +99,7 @@ impl fmt::Display for UnknownProfile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown noise profile {:?}: expected clean, noisy or faults",
+            "unknown noise profile {:?}: expected clean, noisy, faults or outages",
             self.0
         )
     }

@@ -9,7 +9,7 @@ use super::rng::Rng;
 use super::{Profile, SimGame};
 
 #[derive(Debug, Clone, Copy)]
-enum Kind {
+pub(super) enum Kind {
     Square(Square, Option<Piece>),
     Clock(ByColor<f64>, Option<Color>),
     Link(bool),
@@ -17,25 +17,35 @@ enum Kind {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct Ev {
-    t: u64,
+pub(super) struct Ev {
+    pub(super) t: u64,
     seq: u64,
-    board: BoardId,
-    kind: Kind,
+    pub(super) board: BoardId,
+    pub(super) kind: Kind,
     /// A press (for periodic readings).
-    press: bool,
+    pub(super) press: bool,
 }
 
-struct Out {
+pub(super) struct Out {
     start: ByBoard<Board>,
-    evs: Vec<Ev>,
+    pub(super) evs: Vec<Ev>,
     seq: u64,
     /// Link gaps: the board's events inside are not reported.
-    hidden: Vec<(BoardId, u64, u64)>,
+    pub(super) hidden: Vec<(BoardId, u64, u64)>,
+}
+
+/// A press of the game, for placing outages: its event, its board, what its capture
+/// handed to the partner, what it dropped.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PressInfo {
+    pub(super) ev: usize,
+    pub(super) board: BoardId,
+    pub(super) handoff: Option<(Seat, Role)>,
+    pub(super) dropped: Option<Piece>,
 }
 
 impl Out {
-    fn push(&mut self, t: u64, board: BoardId, kind: Kind, press: bool) -> usize {
+    pub(super) fn push(&mut self, t: u64, board: BoardId, kind: Kind, press: bool) -> usize {
         self.seq += 1;
         self.evs.push(Ev {
             t,
@@ -95,6 +105,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
     let mut last_handoff: Option<(Seat, Role, bool)> = None;
     let n = game.moves.len();
     let mut premoved = vec![false; n];
+    let mut presses: Vec<PressInfo> = Vec::with_capacity(n);
 
     for i in 0..n {
         let sm = game.moves[i];
@@ -226,6 +237,15 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
         last_press = Some((press_idx, b));
         last_press_fixed = link_across_press || duplicated || late.is_some();
         let outcome = state.play_classified(b, &mv, state.classify(b, &mv), press_t);
+        presses.push(PressInfo {
+            ev: press_idx,
+            board: b,
+            handoff: outcome.handoff,
+            dropped: match mv {
+                crate::rules::Move::Drop { piece, .. } => Some(piece),
+                _ => None,
+            },
+        });
         last_handoff = outcome.handoff.map(|(seat, role)| {
             let had = state.board(seat.board).pockets()[seat.color].count(role) > 1;
             (seat, role, had)
@@ -233,6 +253,9 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
     }
     if noisy {
         periodic_readings(&mut out);
+    }
+    if profile == Profile::Outages {
+        super::outage::add_outages(&mut out, &presses, &mut rng);
     }
     finish(out, game)
 }

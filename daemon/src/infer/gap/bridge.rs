@@ -1,0 +1,601 @@
+//! The inference's side of a link gap: opening it, trying to bridge it at every reading
+//! of the board's clock, committing what the search found in its place in the record,
+//! settling the other board's drops that waited for it, and the alert of a gap that
+//! nothing bridges.
+
+use crate::rules::notation::{san_string, write_board_fen};
+use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Role};
+
+use super::super::Inferrer;
+use super::super::matcher;
+use super::super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
+use super::search::{GapQuery, search};
+use super::timing::{ClockMark, PressTime, press_times};
+use super::{Gap, LastGap};
+
+/// How a search is asked and how its answer is committed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BridgeAt {
+    /// The reading that ends the gap.
+    pub(crate) end: ClockMark,
+    /// The side whose clock runs at `end`: the side to move the board must show.
+    pub(crate) running: Option<Color>,
+    /// The reading is a press by this side: the last ply was pressed at `end`.
+    pub(crate) pressed: Option<Color>,
+    /// Several sequences may be committed (as ambiguous) without a press: the board has
+    /// had its grace to show a move in progress completed.
+    pub(crate) settle: bool,
+}
+
+impl Inferrer {
+    /// The link of `board` dropped: its gap opens (or, dropped again before it was
+    /// bridged, stays open).
+    pub(crate) fn open_gap(&mut self, t: u64, board: BoardId) {
+        self.gap_stats.outages += 1;
+        let record_len = self.record.len();
+        let track = &mut self.tracks[board];
+        if let Some(gap) = &mut track.gap {
+            gap.up = false;
+            gap.tried = None;
+            return;
+        }
+        track.pending = None;
+        track.gap = Some(Gap {
+            before: ClockMark {
+                t: track.readings_t,
+                readings: track.readings,
+            },
+            down_t: t,
+            record_len,
+            up: false,
+            deadline: None,
+            alerted: false,
+            tried: None,
+        });
+    }
+
+    /// Whether `board` is in a link gap (down, or back but not bridged yet).
+    pub(crate) fn in_gap(&self, board: BoardId) -> bool {
+        self.tracks[board].gap.is_some()
+    }
+
+    /// A clock reading of a board back from a gap not bridged yet: the board and the
+    /// clock may now explain it. `first`: the first reading after the resync snapshot
+    /// (it starts the grace).
+    pub(crate) fn gap_reading(
+        &mut self,
+        board: BoardId,
+        at: BridgeAt,
+        first: bool,
+        out: &mut Vec<Inference>,
+    ) {
+        if !self.try_bridge(board, at, out)
+            && first
+            && let Some(gap) = &mut self.tracks[board].gap
+        {
+            gap.deadline
+                .get_or_insert(at.end.t.saturating_add(self.config.press_grace_ms));
+        }
+    }
+
+    /// The grace after the link came back ran out and nothing bridged the gap: unless
+    /// the board shows a move in progress (reachable with the other side to move), it is
+    /// alerted, once.
+    pub(crate) fn gap_timer(&mut self, t: u64, board: BoardId, out: &mut Vec<Inference>) {
+        let Some(gap) = &self.tracks[board].gap else {
+            return;
+        };
+        if gap.alerted || gap.deadline.is_none_or(|d| d > t) {
+            return;
+        }
+        let track = &self.tracks[board];
+        let at = BridgeAt {
+            end: ClockMark {
+                t,
+                readings: track.readings,
+            },
+            running: track.running,
+            pressed: None,
+            settle: true,
+        };
+        if self.try_bridge(board, at, out) {
+            return;
+        }
+        let physical = self.tracks[board].physical;
+        let found = search(&GapQuery {
+            from: self.game.board(board),
+            target: &physical,
+            turn: None,
+            max_plies: self.config.gap_max_plies,
+            node_budget: self.config.gap_node_budget,
+        });
+        let grace = self.config.press_grace_ms;
+        let Some(gap) = &mut self.tracks[board].gap else {
+            return;
+        };
+        if !found.sequences.is_empty() {
+            // Reachable, only the press is missing: it will come.
+            gap.deadline = Some(t.saturating_add(grace));
+            return;
+        }
+        gap.alerted = true;
+        self.gap_stats.unbridged += 1;
+        let squares: Vec<String> = matcher::diff(self.game.board(board), &physical)
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect();
+        out.push(Inference::Alert(Alert {
+            t,
+            board: Some(board),
+            code: AlertCode::UnrecognizedPosition,
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail: format!(
+                "board {board}: after the link came back the board matches no sequence of up to {} plies from the recorded position (squares {}); its moves are not recorded until it matches one or the arbiter fills the gap",
+                self.config.gap_max_plies,
+                squares.join(" ")
+            ),
+        }));
+    }
+
+    /// Searches what explains the board now and commits it; `false` when nothing does.
+    ///
+    /// The shortest sequences are searched whatever side they leave to move; the clock
+    /// then decides. When they leave the side whose clock runs to move, they are the
+    /// gap. When they leave the other side to move, the board is one ply off: without a
+    /// press, the mover has made his move but not pressed yet (wait for the press); at a
+    /// press, the opponent has already made his next move (a premove), which is left to
+    /// its own press.
+    pub(crate) fn try_bridge(
+        &mut self,
+        board: BoardId,
+        at: BridgeAt,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let track = &self.tracks[board];
+        let Some(gap) = &track.gap else {
+            return false;
+        };
+        if !gap.up || track.awaiting_snapshot {
+            return false;
+        }
+        let physical = track.physical;
+        let key = (physical, at.running);
+        if gap.tried == Some(key) {
+            return false;
+        }
+        let from = self.game.board(board);
+        let found = search(&GapQuery {
+            from,
+            target: &physical,
+            turn: None,
+            max_plies: self.config.gap_max_plies,
+            node_budget: self.config.gap_node_budget,
+        });
+        let mut sequences = found.sequences;
+        let plies = sequences.first().map_or(0, Vec::len);
+        let shows_turn = if plies.is_multiple_of(2) {
+            from.turn()
+        } else {
+            from.turn().other()
+        };
+        let one_off = at.running.is_some_and(|r| r != shows_turn);
+        if one_off {
+            match at.pressed {
+                Some(x) if plies >= 2 && shows_turn == x => {
+                    let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
+                    for mut s in sequences {
+                        s.pop();
+                        if !unique.contains(&s) {
+                            unique.push(s);
+                        }
+                    }
+                    sequences = unique;
+                }
+                // A move made, its press still to come.
+                _ => return false,
+            }
+        }
+        if sequences.is_empty() {
+            if let Some(gap) = &mut self.tracks[board].gap {
+                gap.tried = Some(key);
+            }
+            return false;
+        }
+        if at.pressed.is_none()
+            && !at.settle
+            && (sequences.iter().any(|s| returns(s))
+                || (sequences.len() > 1
+                    && !sequences.iter().all(|s| same_squares(s, &sequences[0]))))
+        {
+            // Explanations of a board seen between presses that move different squares
+            // are often a move in progress (a piece in the hand) read as plies: the next
+            // press or the end of the grace decides. (Orders of the same moves, or drops
+            // of different pieces that were then taken, are a real ambiguity.)
+            return false;
+        }
+        if sequences.iter().any(Vec::is_empty) {
+            // Nothing happened on the board meanwhile.
+            self.close_gap(board, at.end, out);
+            return true;
+        }
+        let best = self.most_plausible(board, &sequences);
+        let chosen = sequences.swap_remove(best);
+        let flags = MoveFlags {
+            gap_inferred: true,
+            gap_ambiguous: !sequences.is_empty(),
+            ..MoveFlags::default()
+        };
+        let alternatives: Vec<Vec<String>> =
+            sequences.iter().map(|s| self.sans_from(board, s)).collect();
+        let times = self.gap_times(board, &chosen, at);
+        self.commit_gap(board, &chosen, &times, flags, out);
+        self.tracks[board].gap_alternatives = sequences;
+        if !alternatives.is_empty() {
+            self.alert_ambiguous(board, &chosen, &alternatives, at.end.t, out);
+        }
+        true
+    }
+
+    /// The press times of a sequence: from the clocks, the last one seen live when the
+    /// gap ended with a press; never before the link dropped.
+    pub(crate) fn gap_times(&self, board: BoardId, seq: &[Move], at: BridgeAt) -> Vec<PressTime> {
+        let Some(gap) = &self.tracks[board].gap else {
+            return Vec::new();
+        };
+        let mut pos = self.game.board(board).clone();
+        let movers: Vec<Color> = seq
+            .iter()
+            .map(|m| {
+                let c = pos.mover(m);
+                pos.play(m);
+                c
+            })
+            .collect();
+        // Ended by a press, the side whose clock runs has only just started it.
+        let running = if at.pressed.is_some() {
+            None
+        } else {
+            at.running
+        };
+        let mut times = press_times(&movers, gap.before, at.end, running);
+        if let (Some(x), Some(last)) = (at.pressed, times.last_mut())
+            && movers.last() == Some(&x)
+        {
+            last.t = at.end.t;
+            last.clock = at.end.readings.map(|r| r[x]);
+            last.exact = at.end.readings.is_some();
+        }
+        for p in &mut times {
+            p.t = p.t.clamp(gap.down_t.min(at.end.t), at.end.t);
+        }
+        times
+    }
+
+    /// The sequence that supplies the most of the other board's pending drops (the first
+    /// found among equals).
+    fn most_plausible(&self, board: BoardId, sequences: &[Vec<Move>]) -> usize {
+        let other = board.other();
+        let wanted: Vec<Piece> = self
+            .record
+            .iter()
+            .filter(|e| e.board == other && e.flags.gap_pending)
+            .filter_map(|e| match e.mv {
+                Move::Drop { piece, .. } => Some(piece),
+                _ => None,
+            })
+            .collect();
+        if wanted.is_empty() {
+            return 0;
+        }
+        let mut best = (0, 0);
+        for (i, seq) in sequences.iter().enumerate() {
+            let mut pos = self.game.board(board).clone();
+            let mut need = wanted.clone();
+            for m in seq {
+                let mover = pos.mover(m);
+                if let Some(c) = pos.play(m).captured {
+                    let got = c.handoff_role().of(mover.other());
+                    if let Some(k) = need.iter().position(|p| *p == got) {
+                        need.swap_remove(k);
+                    }
+                }
+            }
+            let supplied = wanted.len() - need.len();
+            if supplied > best.1 {
+                best = (i, supplied);
+            }
+        }
+        best.0
+    }
+
+    /// The SANs of a sequence from the board's committed position.
+    pub(crate) fn sans_from(&self, board: BoardId, seq: &[Move]) -> Vec<String> {
+        let mut pos = self.game.board(board).clone();
+        seq.iter()
+            .map(|m| {
+                let s = san_string(&pos, m);
+                pos.play(m);
+                s
+            })
+            .collect()
+    }
+
+    fn alert_ambiguous(
+        &mut self,
+        board: BoardId,
+        chosen: &[Move],
+        alternatives: &[Vec<String>],
+        t: u64,
+        out: &mut Vec<Inference>,
+    ) {
+        self.gap_stats.ambiguous += 1;
+        let Some(last) = self.tracks[board].last_gap else {
+            return;
+        };
+        let recorded: Vec<String> = self
+            .gap_entries(board, last)
+            .map(|e| e.san.clone())
+            .collect();
+        let others: Vec<String> = alternatives
+            .iter()
+            .map(|a| format!("[{}]", a.join(" ")))
+            .collect();
+        out.push(Inference::Alert(Alert {
+            t,
+            board: Some(board),
+            code: AlertCode::GapAmbiguous,
+            reason: None,
+            number: Some(last.number),
+            side: Some(last.side),
+            san: Some(recorded.join(" ")),
+            detail: format!(
+                "board {board}: the {} plies played while the link was down could have come in other orders; recorded [{}], also possible {}; the arbiter may pick one (fill) or replace a move",
+                chosen.len(),
+                recorded.join(" "),
+                others.join(" ")
+            ),
+        }));
+    }
+
+    /// The record entries of a board's last bridged gap, in record order.
+    pub(crate) fn gap_entries(
+        &self,
+        board: BoardId,
+        last: LastGap,
+    ) -> impl Iterator<Item = &RecordEntry> + '_ {
+        let mut side = last.side;
+        let mut number = last.number;
+        let mut keys = Vec::with_capacity(last.plies);
+        for _ in 0..last.plies {
+            keys.push((side, number));
+            if side == Color::Black {
+                number += 1;
+            }
+            side = side.other();
+        }
+        self.record
+            .iter()
+            .filter(move |e| e.board == board && keys.contains(&(e.side, e.number)))
+    }
+
+    /// The board shows the committed position again: the gap closes with no move.
+    fn close_gap(&mut self, board: BoardId, end: ClockMark, out: &mut Vec<Inference>) {
+        let track = &mut self.tracks[board];
+        track.gap = None;
+        track.lifts.clear();
+        if let Some(r) = end.readings {
+            track.readings = Some(r);
+        }
+        self.settle_pending(board, out);
+    }
+
+    /// Commits the plies of a gap at their press times, in their place in the record,
+    /// and settles the other board's pending drops.
+    pub(crate) fn commit_gap(
+        &mut self,
+        board: BoardId,
+        seq: &[Move],
+        times: &[PressTime],
+        flags: MoveFlags,
+        out: &mut Vec<Inference>,
+    ) {
+        let gap = self.tracks[board].gap.take();
+        let record_len = gap
+            .as_ref()
+            .map_or(self.record.len(), |g| g.record_len)
+            .min(self.record.len());
+        let physical = self.tracks[board].physical;
+        let mut pos = self.game.board(board).clone();
+        let mut entries = Vec::with_capacity(seq.len());
+        let mut fens = Vec::with_capacity(seq.len());
+        for (m, pt) in seq.iter().zip(times) {
+            let mv = pos.normalize(m);
+            let side = pos.mover(&mv);
+            let track = &mut self.tracks[board];
+            track.moves_made[side] = track.moves_made[side].saturating_add(1);
+            let number = track.moves_made[side];
+            let mut f = flags;
+            f.time_estimated = !pt.exact;
+            f.promotion_not_shown =
+                mv.promotion().is_some() && physical.piece_at(mv.to()) == Some(Role::Pawn.of(side));
+            entries.push(RecordEntry {
+                board,
+                side,
+                number,
+                mv,
+                san: san_string(&pos, &mv),
+                clock: pt.clock,
+                t: pt.t,
+                legality: Legality::Legal,
+                flags: f,
+                handoff: None,
+            });
+            pos.play(&mv);
+            fens.push((write_board_fen(&pos, None), pt.clock, side));
+        }
+        self.tracks[board].gap_alternatives.clear();
+        self.tracks[board].last_gap = entries.first().map(|e| LastGap {
+            side: e.side,
+            number: e.number,
+            plies: entries.len(),
+        });
+        let keys: Vec<(Color, u32)> = entries.iter().map(|e| (e.side, e.number)).collect();
+        let t_end = times.last().map_or(0, |p| p.t);
+        self.merge_into_record(record_len, entries);
+        self.gap_stats.bridged += 1;
+        let track = &mut self.tracks[board];
+        track.lifts.clear();
+        track.history.clear();
+        track.takeback_alerted = false;
+        track.pending = None;
+        track.residual = matcher::diff(self.game.board(board), &track.physical);
+        track.residual_board = track.physical;
+        track.discrepancy_alerted = false;
+        self.tracks[board.other()].history.clear();
+        let other_fen = write_board_fen(self.game.board(board.other()), None);
+        for (key, (fen, _, _)) in keys.iter().zip(fens) {
+            let Some(entry) = self
+                .record
+                .iter()
+                .find(|e| e.board == board && (e.side, e.number) == *key)
+                .cloned()
+            else {
+                continue;
+            };
+            let bfen = match board {
+                BoardId::A => format!("{fen} | {other_fen}"),
+                BoardId::B => format!("{other_fen} | {fen}"),
+            };
+            out.push(Inference::Move { entry, bfen });
+        }
+        self.settle_pending(board, out);
+        if let Some(end) = self.game.end()
+            && !self.end_reported
+        {
+            self.end_reported = true;
+            out.push(Inference::End {
+                t: t_end,
+                board: end.board,
+                result: end.result,
+                reason: Some(end.reason),
+                detail: format!("board {board}: {} during a link gap", end.reason.code()),
+            });
+        }
+        self.audit(t_end, Some(board), out);
+        self.after_handoff(out);
+    }
+
+    /// Re-plays the record with the gap's plies merged in after `record_len`: by press
+    /// time among the other board's moves since the gap opened, except that a drop never
+    /// goes before the capture that supplies it. The other board's pending drops that the
+    /// merge makes legal are settled.
+    fn merge_into_record(&mut self, record_len: usize, gap: Vec<RecordEntry>) {
+        let end = self.game.end();
+        let mut base = std::mem::take(&mut self.record);
+        let tail = base.split_off(record_len);
+        self.game = self.start.clone();
+        self.debts = Default::default();
+        for mut e in base {
+            e.handoff = self.apply(&e).1;
+            self.record.push(e);
+        }
+        let mut g = gap.into_iter().peekable();
+        let mut o = tail.into_iter().peekable();
+        loop {
+            let from_gap = match (g.peek(), o.peek()) {
+                (None, None) => break,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(a), Some(b)) => {
+                    let by_time = a.t <= b.t;
+                    let first = if by_time { a } else { b };
+                    if self.waits_for_piece(first) {
+                        !by_time
+                    } else {
+                        by_time
+                    }
+                }
+            };
+            let next = if from_gap { g.next() } else { o.next() };
+            let Some(mut e) = next else {
+                break;
+            };
+            if e.flags.gap_pending && self.game.board(e.board).classify(&e.mv).is_legal() {
+                e.legality = Legality::Legal;
+                e.flags.gap_pending = false;
+            }
+            e.handoff = self.apply(&e).1;
+            self.record.push(e);
+        }
+        if let Some(end) = end
+            && self.game.end().is_none()
+        {
+            self.game.record_end(end);
+        }
+    }
+
+    /// A drop whose piece is not in hand at this point of the replay.
+    fn waits_for_piece(&self, e: &RecordEntry) -> bool {
+        e.mv.is_drop()
+            && self.game.board(e.board).classify(&e.mv)
+                == Legality::Illegal(IllegalReason::DropNotInHand)
+    }
+
+    /// After `board`'s gap closed: the other board's drops still pending on it were not
+    /// supplied by it: premature (the debt stays until a capture settles it), alerted.
+    fn settle_pending(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        for e in self.record.iter_mut() {
+            if !e.flags.gap_pending || e.board != board.other() {
+                continue;
+            }
+            e.flags.gap_pending = false;
+            e.flags.premature = true;
+            out.push(Inference::Alert(Alert {
+                t: e.t,
+                board: Some(e.board),
+                code: AlertCode::IllegalMove,
+                reason: Some(IllegalReason::PrematureDrop),
+                number: Some(e.number),
+                side: Some(e.side),
+                san: Some(e.san.clone()),
+                detail: format!(
+                    "board {}: {}{} {} dropped a piece that the other board's gap did not supply (premature-drop)",
+                    e.board,
+                    e.number,
+                    if e.side == Color::White { "." } else { "..." },
+                    e.san
+                ),
+            }));
+        }
+    }
+}
+
+/// Whether two sequences move the same squares (in any order, any pieces).
+fn same_squares(a: &[Move], b: &[Move]) -> bool {
+    let key = |s: &[Move]| {
+        let mut k: Vec<(u8, u8)> = s
+            .iter()
+            .map(|m| {
+                (
+                    m.from().map_or(64, |f| f.index() as u8),
+                    m.to().index() as u8,
+                )
+            })
+            .collect();
+        k.sort_unstable();
+        k
+    };
+    key(a) == key(b)
+}
+
+/// Whether a piece comes back to a square its side left earlier in the sequence (a
+/// piece in the hand at link-up is often explained so: wait for the press).
+fn returns(seq: &[Move]) -> bool {
+    seq.iter().enumerate().any(|(i, a)| {
+        a.from()
+            .is_some_and(|from| seq.iter().skip(i + 2).step_by(2).any(|b| b.to() == from))
+    })
+}

@@ -1,0 +1,263 @@
+//! The arbiter's `fill`: the moves a board played while its link was down, as the arbiter
+//! saw them. Into an open gap they are committed like a bridged sequence (flagged
+//! reconstructed, timed from the clocks, the other board's pending drops settled); after
+//! a bridged gap they replace its plies (picking an alternative of a `gap-ambiguous`
+//! alert). Either way a correction tells viewers that the record changed. A list that is
+//! not a legal sequence from the position before the gap changes nothing.
+
+use std::str::FromStr;
+
+use crate::rules::notation::San;
+use crate::rules::{BoardId, Color, Move, Piece, Position};
+
+use super::super::Inferrer;
+use super::super::matcher;
+use super::super::output::{Correction, CorrectionKind, Inference, MoveFlags};
+use super::bridge::BridgeAt;
+use super::timing::ClockMark;
+use super::{Gap, LastGap};
+
+impl Inferrer {
+    pub(crate) fn operator_fill(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        moves: &[String],
+        out: &mut Vec<Inference>,
+    ) {
+        if moves.is_empty() {
+            return;
+        }
+        if self.tracks[board].gap.is_some() {
+            self.fill_open_gap(t, board, moves, out);
+        } else {
+            self.pick_gap_alternative(t, board, moves, out);
+        }
+    }
+
+    fn fill_open_gap(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        moves: &[String],
+        out: &mut Vec<Inference>,
+    ) {
+        let Some(seq) = parse_sequence(self.game.board(board).clone(), moves) else {
+            return;
+        };
+        let track = &self.tracks[board];
+        let at = BridgeAt {
+            end: ClockMark {
+                t,
+                readings: track.readings,
+            },
+            running: track.running,
+            pressed: None,
+            settle: true,
+        };
+        let times = self.gap_times(board, &seq, at);
+        let flags = MoveFlags {
+            gap_inferred: true,
+            ..MoveFlags::default()
+        };
+        self.commit_gap(board, &seq, &times, flags, out);
+        let track = &self.tracks[board];
+        if matcher::diff(self.game.board(board), &track.physical).any() {
+            // The board has gone on since: the gap stays open from the filled position
+            // (already alerted) and the next reading bridges the rest.
+            let gap = Gap {
+                before: ClockMark {
+                    t,
+                    readings: track.readings,
+                },
+                down_t: t,
+                record_len: self.record.len(),
+                up: true,
+                deadline: None,
+                alerted: true,
+                tried: None,
+            };
+            self.tracks[board].gap = Some(gap);
+        }
+        let Some(last) = self.tracks[board].last_gap else {
+            return;
+        };
+        let sans: Vec<String> = self
+            .gap_entries(board, last)
+            .map(|e| e.san.clone())
+            .collect();
+        let index = self
+            .record
+            .iter()
+            .position(|e| e.board == board && e.side == last.side && e.number == last.number)
+            .unwrap_or(0);
+        out.push(Inference::Correction(Correction {
+            t,
+            board,
+            side: last.side,
+            number: last.number,
+            index,
+            kind: CorrectionKind::Fill,
+            old_san: String::new(),
+            new_san: sans.join(" "),
+            detail: format!(
+                "board {board}: the arbiter filled the link gap with {}",
+                sans.join(" ")
+            ),
+        }));
+    }
+
+    fn pick_gap_alternative(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        moves: &[String],
+        out: &mut Vec<Inference>,
+    ) {
+        let Some(last) = self.tracks[board].last_gap else {
+            return;
+        };
+        if moves.len() != last.plies {
+            return;
+        }
+        let Some((first, _)) = self.gap_indices(board, last) else {
+            return;
+        };
+        // The position before the gap's first ply.
+        let mut game = self.start.clone();
+        for e in &self.record[..first] {
+            game.play_classified(e.board, &e.mv, e.legality, e.t);
+        }
+        let Some(seq) = parse_sequence(game.board(board).clone(), moves) else {
+            return;
+        };
+        self.switch_gap_sequence(t, board, &seq, out);
+        // The arbiter decided: no longer ambiguous.
+        if let Some((_, indices)) = self.gap_indices(board, last) {
+            for i in indices {
+                self.record[i].flags.gap_ambiguous = false;
+            }
+        }
+        self.tracks[board].gap_alternatives.clear();
+    }
+
+    /// The record indices of the plies of a board's last gap (first, all).
+    fn gap_indices(&self, board: BoardId, last: LastGap) -> Option<(usize, Vec<usize>)> {
+        let keys: Vec<(Color, u32)> = self
+            .gap_entries(board, last)
+            .map(|e| (e.side, e.number))
+            .collect();
+        let indices: Vec<usize> = self
+            .record
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.board == board && keys.contains(&(e.side, e.number)))
+            .map(|(i, _)| i)
+            .collect();
+        Some((*indices.first()?, indices))
+    }
+
+    /// Replaces the plies of `board`'s last gap by `seq` (as long), with a correction for
+    /// each ply that changes; the sequence it replaces becomes an alternative.
+    pub(crate) fn switch_gap_sequence(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        seq: &[Move],
+        out: &mut Vec<Inference>,
+    ) {
+        let Some(last) = self.tracks[board].last_gap else {
+            return;
+        };
+        let Some((_, indices)) = self.gap_indices(board, last) else {
+            return;
+        };
+        if indices.len() != seq.len() {
+            return;
+        }
+        let old: Vec<Move> = indices.iter().map(|&i| self.record[i].mv).collect();
+        for (&i, mv) in indices.iter().zip(seq) {
+            if self.record[i].mv != *mv {
+                self.replace_entry(t, i, *mv, CorrectionKind::Replace, out);
+            }
+        }
+        let alternatives = &mut self.tracks[board].gap_alternatives;
+        alternatives.retain(|a| a.as_slice() != seq);
+        alternatives.push(old);
+    }
+
+    /// A drop on `board` of a piece not in hand: if an alternative of a bridged gap's
+    /// sequence would have put it in hand (the other board's gap capturing it instead of
+    /// another piece, or this board's gap dropping another piece), that alternative was
+    /// what happened: it replaces the recorded one. Returns whether it did.
+    pub(crate) fn switch_gap_for_drop(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        piece: Piece,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        for g in [board.other(), board] {
+            let Some(last) = self.tracks[g].last_gap else {
+                continue;
+            };
+            if self.tracks[g].gap_alternatives.is_empty() {
+                continue;
+            }
+            let Some((first, indices)) = self.gap_indices(g, last) else {
+                continue;
+            };
+            let chosen: Vec<Move> = indices.iter().map(|&i| self.record[i].mv).collect();
+            let mut game = self.start.clone();
+            for e in &self.record[..first] {
+                game.play_classified(e.board, &e.mv, e.legality, e.t);
+            }
+            let before = game.board(g).clone();
+            let gain = |seq: &[Move]| -> i32 {
+                let mut pos = before.clone();
+                let mut n = 0;
+                for m in seq {
+                    let mover = pos.mover(m);
+                    if g == board && *m == (Move::Drop { piece, to: m.to() }) {
+                        n -= 1;
+                    }
+                    if let Some(c) = pos.play(m).captured
+                        && g != board
+                        && c.handoff_role() == piece.role
+                        && mover.other() == piece.color
+                    {
+                        n += 1;
+                    }
+                }
+                n
+            };
+            let base = gain(&chosen);
+            let better = self.tracks[g]
+                .gap_alternatives
+                .iter()
+                .find(|a| gain(a) > base)
+                .cloned();
+            if let Some(alt) = better {
+                self.switch_gap_sequence(t, g, &alt, out);
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The moves of `sans` played in turn from `pos`, when every one is legal.
+fn parse_sequence(mut pos: Position, sans: &[String]) -> Option<Vec<Move>> {
+    let mut seq = Vec::with_capacity(sans.len());
+    for text in sans {
+        let san = San::from_str(text.trim()).ok()?;
+        let mv = san.to_move_for(&pos, pos.turn()).ok()?;
+        if !pos.classify(&mv).is_legal() {
+            return None;
+        }
+        let mv = pos.normalize(&mv);
+        pos.play(&mv);
+        seq.push(mv);
+    }
+    Some(seq)
+}

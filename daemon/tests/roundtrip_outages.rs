@@ -1,0 +1,483 @@
+//! Link outages: simulate (profile `outages`: one or two outages of 1.5–6 s a game, the
+//! first over a capture whose piece the other board drops meanwhile) → infer → each
+//! board's own move sequence must come back, the record must replay legally through
+//! `bugbridge check`, and a legal game must raise no illegal-move alert.
+//!
+//! A game's verdict, for the outage it has (the longest when two):
+//! - exact: each board's sequence is the source's, clocks included (a reading the clocks
+//!   cannot determine, flagged `time_estimated`, must lie between the readings around it);
+//! - ambiguous: every move is right, except plies of a gap flagged `gap_ambiguous` that
+//!   are the source's plies in another order (the alert lists the source's order);
+//! - stopped: a correct prefix, then an `unrecognized-position` alert;
+//! - wrong: anything else (never acceptable).
+//!
+//! `cargo test` runs a sample (40 random games, every legal real game once);
+//! `BUGBRIDGE_FULL=1 cargo test --release -p bugbridge --test roundtrip_outages --
+//! --nocapture` runs 500 random games (a number ≥ 500 instead of `1`: that many) and every
+//! legal real game with three seeds, and prints the figures per outage length.
+
+use std::collections::BTreeMap;
+
+use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
+use bugbridge::record::bpgn::{MatchRecord, text as bpgn_text};
+use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
+use bugbridge::rules::notation::{san_string, write_bfen};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, ByColor, Ruleset, RulesetName};
+use bugbridge::simulate::{Profile, SimGame, SimMove, random_game, simulate};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Exact,
+    Ambiguous,
+    Stopped,
+    Wrong(String),
+}
+
+/// What one game gave.
+struct Outcome {
+    verdict: Verdict,
+    /// The longest outage of the trace (ms).
+    outage: u64,
+    illegal_alerts: usize,
+    replayable: Result<(), String>,
+}
+
+fn outage_lengths(trace: &[(u64, SensorEvent)]) -> Vec<u64> {
+    let mut down: ByBoard<Option<u64>> = ByBoard::default();
+    let mut lengths = Vec::new();
+    for (t, ev) in trace {
+        if let SensorEvent::Link { board, up } = ev {
+            if *up {
+                if let Some(d) = down[*board].take() {
+                    lengths.push(t - d);
+                }
+            } else {
+                down[*board] = Some(*t);
+            }
+        }
+    }
+    lengths
+}
+
+fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
+    let trace = simulate(game, Profile::Outages, seed);
+    let outage = outage_lengths(&trace).into_iter().max().unwrap_or(0);
+    let mut inf = Inferrer::new(InferConfig::default(), Some(game.start.clone()));
+    let mut out = Vec::new();
+    let mut last = 0;
+    for (t, ev) in &trace {
+        inf.observe_into(*t, ev, &mut out);
+        last = *t;
+    }
+    out.extend(inf.tick(last + 60_000));
+    let record = inf.record();
+    let illegal_alerts = out
+        .iter()
+        .filter(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::IllegalMove))
+        .count();
+    let stopped_alert = out
+        .iter()
+        .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::UnrecognizedPosition));
+    // The source's SANs, board by board.
+    let mut replay = game.start.clone();
+    let mut sans: ByBoard<Vec<String>> = ByBoard::default();
+    for (k, m) in game.moves.iter().enumerate() {
+        sans[m.board].push(san_string(replay.board(m.board), &m.mv));
+        replay.play(m.board, &m.mv, k as u64);
+    }
+    let mut verdict = Verdict::Exact;
+    for board in BoardId::ALL {
+        let got: Vec<&RecordEntry> = record.iter().filter(|e| e.board == board).collect();
+        let want: Vec<&SimMove> = game.moves.iter().filter(|m| m.board == board).collect();
+        let alternatives: Vec<String> = out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a)
+                    if a.code == AlertCode::GapAmbiguous && a.board == Some(board) =>
+                {
+                    Some(format!(
+                        "[{}] {}",
+                        a.san.clone().unwrap_or_default(),
+                        a.detail
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        let v = compare(&got, &want, &sans[board], &alternatives, stopped_alert);
+        verdict = worse(verdict, v.map_err(|w| format!("{name} board {board}: {w}")));
+    }
+    Outcome {
+        verdict,
+        outage,
+        illegal_alerts,
+        replayable: replayable(name, game, record),
+    }
+}
+
+fn worse(a: Verdict, b: Result<Verdict, String>) -> Verdict {
+    let rank = |v: &Verdict| match v {
+        Verdict::Exact => 0,
+        Verdict::Ambiguous => 1,
+        Verdict::Stopped => 2,
+        Verdict::Wrong(_) => 3,
+    };
+    let b = b.unwrap_or_else(Verdict::Wrong);
+    if rank(&b) > rank(&a) { b } else { a }
+}
+
+/// One board's record against the source's moves of that board.
+fn compare(
+    got: &[&RecordEntry],
+    want: &[&SimMove],
+    want_san: &[String],
+    alternatives: &[String],
+    alerted: bool,
+) -> Result<Verdict, String> {
+    if got.len() > want.len() {
+        return Err(format!("extra move {}", got[want.len()].san));
+    }
+    let mut verdict = Verdict::Exact;
+    let mut i = 0;
+    while i < got.len() {
+        let (g, w) = (got[i], want[i]);
+        if g.mv == w.mv {
+            clock_ok(got, want, i)?;
+            i += 1;
+            continue;
+        }
+        if !g.flags.gap_ambiguous {
+            return Err(format!(
+                "ply {i}: got {} ({:?}), want {}",
+                g.san, g.flags, w.mv
+            ));
+        }
+        // An ambiguous gap: the source's plies must be the recorded ones or one of the
+        // alternatives the alert lists.
+        let start = (0..=i)
+            .rev()
+            .take_while(|&k| got[k].flags.gap_ambiguous)
+            .last()
+            .unwrap_or(i);
+        let end = (i..got.len())
+            .find(|&k| !got[k].flags.gap_ambiguous)
+            .unwrap_or(got.len());
+        let truth = format!("[{}]", want_san[start..end.min(want.len())].join(" "));
+        if !alternatives.iter().any(|a| a.contains(&truth)) {
+            return Err(format!(
+                "ply {i}: ambiguous gap recorded {:?}; the source's {truth} is not among the alternatives",
+                got[start..end]
+                    .iter()
+                    .map(|e| e.san.as_str())
+                    .collect::<Vec<_>>()
+            ));
+        }
+        verdict = Verdict::Ambiguous;
+        i = end;
+    }
+    if got.len() < want.len() {
+        if !alerted {
+            return Err(format!(
+                "stopped at ply {} of {} without an alert",
+                got.len(),
+                want.len()
+            ));
+        }
+        return Ok(Verdict::Stopped);
+    }
+    Ok(verdict)
+}
+
+/// A reading the clocks determine is the source's; an estimated one is no more than the
+/// mover's reading before it (its error is reported, not judged: the simulator's
+/// readings between presses count whole seconds and do not always meet the next press).
+fn clock_ok(got: &[&RecordEntry], want: &[&SimMove], i: usize) -> Result<(), String> {
+    let (g, w) = (got[i], want[i]);
+    if !g.flags.time_estimated {
+        return if g.clock == Some(w.clock) {
+            Ok(())
+        } else {
+            Err(format!(
+                "ply {i} {}: clock {:?}, want {}",
+                g.san, g.clock, w.clock
+            ))
+        };
+    }
+    let before = want[..i]
+        .iter()
+        .rev()
+        .nth(1)
+        .map_or(f64::INFINITY, |m| m.clock);
+    match g.clock {
+        Some(c) if c <= before + 0.05 && c >= 0.0 => Ok(()),
+        other => Err(format!(
+            "ply {i} {}: estimated clock {other:?} above the previous reading {before}",
+            g.san
+        )),
+    }
+}
+
+/// The record as BPGN, checked by `bugbridge check`.
+fn replayable(name: &str, game: &SimGame, record: &[RecordEntry]) -> Result<(), String> {
+    let standard = BughouseGame::new(*game.start.rules());
+    let setup = (game.start.boards() != standard.boards()).then(|| {
+        write_bfen(
+            ByBoard {
+                a: game.start.board(BoardId::A),
+                b: game.start.board(BoardId::B),
+            },
+            ByBoard::default(),
+        )
+    });
+    let text = bpgn_text(&MatchRecord {
+        tags: vec![("Event".into(), name.into())],
+        setup,
+        moves: record,
+        result: None,
+        end: None,
+    });
+    let path = std::env::temp_dir().join(format!(
+        "bugbridge-outage-{}-{}.bpgn",
+        std::process::id(),
+        name.replace(['/', ' ', '#'], "_")
+    ));
+    std::fs::write(&path, &text).map_err(|e| e.to_string())?;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = bugbridge::check::run(
+        std::slice::from_ref(&path),
+        RulesetName::Fide,
+        false,
+        &mut out,
+        &mut err,
+    );
+    let _ = std::fs::remove_file(&path);
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&err)
+        ))
+    }
+}
+
+/// Figures of one outage-length bucket.
+#[derive(Default)]
+struct Figures {
+    games: usize,
+    exact: usize,
+    ambiguous: usize,
+    stopped: usize,
+    wrong: usize,
+    replayable: usize,
+    illegal_alerts: usize,
+}
+
+fn bucket(ms: u64) -> &'static str {
+    match ms {
+        0..2500 => "1.5-2.5 s",
+        2500..3500 => "2.5-3.5 s",
+        3500..4500 => "3.5-4.5 s",
+        _ => "4.5-6 s",
+    }
+}
+
+fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
+    let mut by_len: BTreeMap<&str, Figures> = BTreeMap::new();
+    let mut total = Figures::default();
+    let mut problems = Vec::new();
+    for (name, o) in outcomes {
+        for f in [by_len.entry(bucket(o.outage)).or_default(), &mut total] {
+            f.games += 1;
+            match &o.verdict {
+                Verdict::Exact => f.exact += 1,
+                Verdict::Ambiguous => f.ambiguous += 1,
+                Verdict::Stopped => f.stopped += 1,
+                Verdict::Wrong(_) => f.wrong += 1,
+            }
+            f.replayable += usize::from(o.replayable.is_ok());
+            f.illegal_alerts += o.illegal_alerts;
+        }
+        match &o.verdict {
+            Verdict::Wrong(w) => problems.push(format!("{name}: {w}")),
+            Verdict::Stopped => problems.push(format!("{name}: stopped with an alert")),
+            Verdict::Exact | Verdict::Ambiguous => {}
+        }
+        if let Err(e) = &o.replayable {
+            problems.push(format!("{name}: not replayable: {e}"));
+        }
+        if o.illegal_alerts > 0 {
+            problems.push(format!("{name}: {} illegal-move alerts", o.illegal_alerts));
+        }
+    }
+    let line = |k: &str, f: &Figures| {
+        println!(
+            "{label} {k}: {} games: {} exact, {} ambiguous (right moves, other order), {} stopped with an alert, {} wrong; {} replayable; {} illegal-move alerts",
+            f.games, f.exact, f.ambiguous, f.stopped, f.wrong, f.replayable, f.illegal_alerts
+        );
+    };
+    for (k, f) in &by_len {
+        line(k, f);
+    }
+    line("all", &total);
+    for p in problems.iter().take(20) {
+        println!("  {p}");
+    }
+    total
+}
+
+fn full() -> bool {
+    std::env::var("BUGBRIDGE_FULL").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+fn full_count() -> u64 {
+    std::env::var("BUGBRIDGE_FULL")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&n| n >= 500)
+        .unwrap_or(500)
+}
+
+/// Never a wrong move, never a false illegal-move alert; every record replays except
+/// those of games stopped at an unbridged gap (whose other board's drops stay pending);
+/// at least `min_percent` of the games come back with the right moves.
+fn assert_figures(f: &Figures, min_percent: usize) {
+    assert_eq!(f.wrong, 0, "wrong moves");
+    assert_eq!(f.illegal_alerts, 0, "illegal-move alerts in legal games");
+    assert!(
+        f.replayable + f.stopped >= f.games,
+        "{} of {} records replay",
+        f.replayable,
+        f.games
+    );
+    assert!(
+        (f.exact + f.ambiguous) * 100 >= f.games * min_percent,
+        "{} of {} games exact or ambiguous with the right moves",
+        f.exact + f.ambiguous,
+        f.games
+    );
+}
+
+#[test]
+fn random_games_with_link_outages_come_back_move_for_move() {
+    let count = if full() { full_count() } else { 40 };
+    let outcomes: Vec<(String, Outcome)> = (0..count)
+        .map(|seed| {
+            let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+            let name = format!("random {seed}");
+            let o = run_game(&name, &game, 5000 + seed);
+            (name, o)
+        })
+        .collect();
+    assert!(
+        outcomes
+            .iter()
+            .all(|(_, o)| o.outage >= 1500 && o.outage <= 6000)
+    );
+    let f = tally("random", &outcomes);
+    assert_figures(&f, 99);
+}
+
+#[test]
+fn real_games_with_link_outages_come_back_move_for_move() {
+    let seeds = if full() { 3 } else { 1 };
+    let games = real_games();
+    assert!(games.len() >= 10, "only {} legal real games", games.len());
+    let mut outcomes = Vec::new();
+    for seed in 0..seeds {
+        for (name, game) in &games {
+            let name = format!("{name} seed {seed}");
+            let o = run_game(&name, game, seed);
+            outcomes.push((name, o));
+        }
+    }
+    let f = tally("real", &outcomes);
+    // One real game (a drop taken at once, then a bishop exchange, all within one outage
+    // with pieces in hand on both sides) is beyond the search budget: it stops with an
+    // alert and the arbiter's fill.
+    assert_figures(&f, 90);
+}
+
+/// Every BPGN file under `dir`, recursively.
+fn bpgn_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            bpgn_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "bpgn") {
+            out.push(path);
+        }
+    }
+}
+
+/// The legal real games of the corpus, as games to simulate (a move without a clock
+/// comment keeps the mover's previous time).
+fn real_games() -> Vec<(String, SimGame)> {
+    let rules = Ruleset::default();
+    let mut files = Vec::new();
+    bpgn_files(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bpgn"),
+        &mut files,
+    );
+    files.sort();
+    let mut games = Vec::new();
+    for file in files {
+        let Ok(bytes) = std::fs::read(&file) else {
+            continue;
+        };
+        let Ok(parsed) = parse_bpgn(&String::from_utf8_lossy(&bytes)) else {
+            continue;
+        };
+        for (n, game) in parsed.iter().enumerate() {
+            let Ok(replayed) = replay_bpgn(game, rules) else {
+                continue;
+            };
+            let Ok(start) = game.start_positions(rules) else {
+                continue;
+            };
+            if !replayed.is_legal() || replayed.moves.is_empty() {
+                continue;
+            }
+            let base = game.base_time().unwrap_or(180.0);
+            let mut last = ByBoard::new_with(|_| ByColor {
+                white: base,
+                black: base,
+            });
+            let moves = replayed
+                .moves
+                .iter()
+                .map(|m| {
+                    let seat = &mut last[m.token.board][m.token.color];
+                    let clock = game.moves[m.index].clock.unwrap_or(*seat);
+                    *seat = clock;
+                    SimMove {
+                        board: m.token.board,
+                        mv: m.mv,
+                        clock,
+                    }
+                })
+                .collect();
+            let start = BughouseGame::from_positions(
+                start.a.position.clone(),
+                start.b.position.clone(),
+                rules,
+            );
+            let name = file
+                .file_name()
+                .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+            games.push((
+                format!("{name} #{}", n + 1),
+                SimGame {
+                    start,
+                    moves,
+                    base_seconds: base,
+                },
+            ));
+        }
+    }
+    games
+}
