@@ -1,8 +1,9 @@
 //! A board unplugged and replugged mid-game → the daemon raises `link-lost` (alerts
 //! topic) and shows the board disconnected; board A plays on, board B's next move is made
 //! while its cable is out; once replugged, the session reopens the board at the same path
-//! (a symlink, as `/dev/serial/by-path/…`), the move is found from the dump and the clock,
-//! and the match goes on to the full record.
+//! (a symlink, as `/dev/serial/by-path/…`), the move is found from the dump and the clock
+//! by the gap search (the board is powered through its cable, so its EEPROM log restarts
+//! at replug and holds nothing of the outage), and the match goes on to the full record.
 
 use bugbridge_drivers::trace::BoardId;
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
@@ -30,8 +31,8 @@ async fn a_board_unplugged_and_replugged_mid_game_goes_on() {
         .play_moves(12, &mut async |n| sse.wait_moves(n).await)
         .await;
 
-    // Pull board B's cable.
-    table.emulator(BoardId::B).unplug();
+    // Pull board B's cable (its power with it: no log of the outage to replay).
+    table.emulator(BoardId::B).power_loss();
     table
         .wait_status(BoardId::B, "board B unplugged", |s| !s.attached)
         .await;

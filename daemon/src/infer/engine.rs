@@ -232,12 +232,17 @@ impl Inferrer {
         } else {
             placement
         };
+        let as_left = track.physical == placement;
         track.physical = placement;
         track.last_change = t;
         track.settled = false;
         if track.awaiting_snapshot {
             track.awaiting_snapshot = false;
             track.gap_check = true;
+            if as_left && track.gap.is_some() && self.gap_closes_as_left(board) {
+                return;
+            }
+            let track = &mut self.tracks[board];
             if !self.config.clock[board] && track.gap.is_some() {
                 // No clock will tell the side to move: the board alone must do.
                 track.gap_check = false;

@@ -381,6 +381,27 @@ impl Inferrer {
             .filter(move |e| e.board == board && keys.contains(&(e.side, e.number)))
     }
 
+    /// The snapshot after the link came back shows the board exactly as it was last seen
+    /// before the link dropped (a move in progress included): nothing was missed up to
+    /// now, so the gap closes at once and what follows is seen live. This is the case of a
+    /// board that replays its own log of the outage (DGT boards that stayed powered): its
+    /// logged field changes and presses then come as the sensor events they were, with
+    /// their times, and need no reconstruction. Not while the other board has drops
+    /// pending on this gap: the search settles those with what the board shows.
+    pub(crate) fn gap_closes_as_left(&mut self, board: BoardId) -> bool {
+        let pending = self
+            .record
+            .iter()
+            .any(|e| e.flags.gap_pending && e.board == board.other());
+        if pending {
+            return false;
+        }
+        let track = &mut self.tracks[board];
+        track.gap = None;
+        track.gap_check = false;
+        true
+    }
+
     /// The board shows the committed position again: the gap closes with no move.
     fn close_gap(&mut self, board: BoardId, end: ClockMark, out: &mut Vec<Inference>) {
         let track = &mut self.tracks[board];
