@@ -124,7 +124,7 @@ pub struct ClockTimes {
     /// p6 bit2: battery low.
     pub battery_low: bool,
     /// p6 bit3: the left player's turn (what real clocks send; the 2015 header edit says
-    /// the opposite, see `eboard-protocols.md` §1.6 "Correction from real hardware").
+    /// the opposite, see `docs/eboards.md`, "The DGT clock's running side").
     pub left_turn: bool,
     /// p6 bit4: the right player's turn.
     pub right_turn: bool,

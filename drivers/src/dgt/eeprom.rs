@@ -1,5 +1,5 @@
 //! The board's own event log: the payload of `EE_MOVES` (0x8F), the answer to
-//! `SEND_EE_MOVES` (0x49) (`eboard-protocols.md` §1.9).
+//! `SEND_EE_MOVES` (0x49) (`docs/eboards.md`, "The DGT board's event log").
 //!
 //! A DGT board writes every field change, every lever press (the halted side's time) and a
 //! few tags into a ring buffer of [`RING_SIZE`] bytes in its EEPROM, powered or not by a

@@ -1,4 +1,4 @@
-//! The emulated DGT board's EEPROM event log (`eboard-protocols.md` §1.9).
+//! The emulated DGT board's EEPROM event log (`docs/eboards.md`, "The DGT board's event log").
 //!
 //! A ring buffer of [`RING_SIZE`] bytes that the board writes whether or not a host is
 //! listening: every square change it reports (with the "less than 250 ms" bit), the

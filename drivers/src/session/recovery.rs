@@ -1,7 +1,7 @@
 //! Recovery of a DGT board's outage from its own EEPROM log.
 //!
 //! A board that kept its power while its link was down logged every field change and every
-//! lever press meanwhile (`eboard-protocols.md` §1.9). The session remembers the last
+//! lever press meanwhile (`docs/eboards.md`, "The DGT board's event log"). The session remembers the last
 //! [`HISTORY`] loggable things it received (field updates, and presses seen in the clock
 //! readings, in the board's own frame); at link-up it reads the log, finds the latest place
 //! where the log's entries end exactly like that history, and takes everything after it as
