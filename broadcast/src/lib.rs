@@ -62,6 +62,7 @@ pub mod http;
 pub mod hub;
 pub mod metrics;
 pub mod mqtt;
+pub mod relay;
 pub mod wire;
 
 pub use error::PublishError;

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod demo;
 pub mod hardware;
+pub mod relay;
 pub mod replay;
 pub mod run;
 mod signals;
@@ -45,6 +46,8 @@ pub enum Command {
     Listen(hardware::ListenArgs),
     /// An emulated board on a pseudo-terminal playing a trace; prints the device path.
     Emulate(hardware::EmulateArgs),
+    /// A tournament's web tier: every match under the broker's prefix, one page for all.
+    Relay(relay::RelayArgs),
 }
 
 impl Cli {
@@ -59,6 +62,7 @@ impl Cli {
             Command::Ports(args) => hardware::run_ports(args),
             Command::Listen(args) => hardware::run_listen(args),
             Command::Emulate(args) => hardware::run_emulate(args),
+            Command::Relay(args) => relay::run(args),
         }
     }
 }
