@@ -38,7 +38,12 @@ impl Hub {
             return false;
         }
         state.id.clone_from(&entry.id);
-        data.seq = data.seq.max(state.seq);
+        // The first state of a match joined mid-game is where its events start; later, events
+        // are counted by themselves (a state may overtake the events it counts: brokers only
+        // keep the order within a topic).
+        if data.seq == 0 && data.events.is_empty() {
+            data.seq = state.seq;
+        }
         let connected = [&state.boards.A, &state.boards.B]
             .iter()
             .filter(|b| b.connected)

@@ -43,7 +43,11 @@ impl Message {
     /// # Errors
     ///
     /// A payload that is not what the topic carries; the error names the topic.
-    pub fn parse(full_topic: &str, leaf: &str, payload: &[u8]) -> Result<Option<Self>, MessageError> {
+    pub fn parse(
+        full_topic: &str,
+        leaf: &str,
+        payload: &[u8],
+    ) -> Result<Option<Self>, MessageError> {
         let fail = |why: String| MessageError {
             topic: full_topic.to_owned(),
             why,
@@ -54,7 +58,11 @@ impl Message {
             topic::STATUS => match text {
                 "online" => Message::Status(true),
                 "offline" => Message::Status(false),
-                other => return Err(fail(format!("status {other:?}: expected online or offline"))),
+                other => {
+                    return Err(fail(format!(
+                        "status {other:?}: expected online or offline"
+                    )));
+                }
             },
             topic::STATE => Message::State(Box::new(
                 serde_json::from_str(text).map_err(|e| json(&format!("state ({e})")))?,

@@ -62,8 +62,14 @@ pub struct RelayStatus {
     pub connected: bool,
     /// `ConnAck`s received so far.
     pub connections: u64,
+    /// Messages applied to the live view so far.
+    pub received: u64,
     /// Messages applied to the public view so far.
     pub applied: u64,
+    /// `seq` gaps seen on `events`, each answered by re-reading the match's retained state.
+    pub gaps: u64,
+    /// States received while a re-read was pending (the answer to a gap).
+    pub rereads: u64,
 }
 
 /// A running relay's views; cheap to clone.

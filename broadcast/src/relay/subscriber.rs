@@ -23,7 +23,10 @@ use crate::wire::topic;
 enum Polled {
     Connected,
     Disconnected,
-    Publish { topic: String, payload: bytes::Bytes },
+    Publish {
+        topic: String,
+        payload: bytes::Bytes,
+    },
 }
 
 /// The leaves a relay subscribes to under `<prefix>/+/`.
@@ -66,7 +69,11 @@ fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
     mqtt
 }
 
-async fn poll(mut eventloop: EventLoop, tx: mpsc::UnboundedSender<Polled>, backoff: (Duration, Duration)) {
+async fn poll(
+    mut eventloop: EventLoop,
+    tx: mpsc::UnboundedSender<Polled>,
+    backoff: (Duration, Duration),
+) {
     let (min, max) = backoff;
     let mut delay = min;
     let mut up = false;
@@ -107,7 +114,11 @@ async fn poll(mut eventloop: EventLoop, tx: mpsc::UnboundedSender<Polled>, backo
 }
 
 /// Messages for the public view, each applied at its due time.
-async fn delay_line(mut rx: mpsc::UnboundedReceiver<(Instant, String, Message)>, public: View, status: watch::Sender<RelayStatus>) {
+async fn delay_line(
+    mut rx: mpsc::UnboundedReceiver<(Instant, String, Message)>,
+    public: View,
+    status: watch::Sender<RelayStatus>,
+) {
     while let Some((due, id, message)) = rx.recv().await {
         tokio::time::sleep_until(due).await;
         public.apply(&id, message);
@@ -193,6 +204,7 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     let queued = delay_tx.as_ref().map(|_| message.clone());
                     if live.apply(&id, message) == Applied::Gap && resyncing.insert(id.clone()) {
                         tracing::info!(%id, "relay: seq gap, re-reading the retained state");
+                        status.send_modify(|s| s.gaps += 1);
                         let name = topic::name(&prefix, &id, topic::STATE);
                         if client.try_subscribe(name, QoS::AtLeastOnce).is_err() {
                             resyncing.remove(&id);
@@ -200,12 +212,17 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     } else if is_state && resyncing.remove(&id) {
                         let name = topic::name(&prefix, &id, topic::STATE);
                         let _ = client.try_unsubscribe(name);
+                        status.send_modify(|s| s.rereads += 1);
                     }
                     match (&delay_tx, queued) {
                         (Some(tx), Some(message)) => {
                             let _ = tx.send((Instant::now() + delay, id, delayed(message, delay)));
+                            status.send_modify(|s| s.received += 1);
                         }
-                        _ => status.send_modify(|s| s.applied += 1),
+                        _ => status.send_modify(|s| {
+                            s.received += 1;
+                            s.applied += 1;
+                        }),
                     }
                 }
             },

@@ -133,7 +133,13 @@ impl View {
     #[must_use]
     pub fn table_ids(&self) -> Vec<String> {
         let mut ids = self.inner.hub.match_ids();
-        for id in self.inner.status.read().unwrap_or_else(|e| e.into_inner()).keys() {
+        for id in self
+            .inner
+            .status
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+        {
             if !ids.contains(id) {
                 ids.push(id.clone());
             }
