@@ -98,7 +98,7 @@ impl Hub {
             EventKind::Correction => {
                 metrics.corrections.get_or_create(&labels).inc();
             }
-            EventKind::Alert | EventKind::End => {}
+            EventKind::Alert | EventKind::End | EventKind::Action => {}
         }
         metrics.events.get_or_create(&labels).inc();
         let json = to_json(event);

@@ -8,6 +8,7 @@
 
 #[cfg(feature = "embedded-broker")]
 pub mod broker;
+mod operator;
 pub mod options;
 mod poller;
 pub mod publisher;

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{Event, EventLoop, Outgoing, Packet};
+use rumqttc::{AsyncClient, Event, EventLoop, Outgoing, Packet, QoS};
 use tokio::sync::{mpsc, watch};
 
 use super::publisher::MqttStatus;
@@ -35,6 +35,7 @@ pub(super) async fn poll(
     status: watch::Sender<MqttStatus>,
     hub: Hub,
     (min, max): (Duration, Duration),
+    operator: Option<(AsyncClient, String)>,
 ) {
     let metrics = hub.metrics();
     let mut delay = min;
@@ -56,6 +57,10 @@ pub(super) async fn poll(
                     s.connections += 1;
                 });
                 tracing::info!(epoch, "MQTT connected");
+                if let Some((client, name)) = &operator {
+                    // A clean session: subscribe again on every connection.
+                    let _ = client.try_subscribe(name.clone(), QoS::AtLeastOnce);
+                }
                 if notes.send(Note::Up).is_err() {
                     return;
                 }
@@ -68,6 +73,13 @@ pub(super) async fn poll(
                     epoch,
                     pkid: ack.pkid,
                 });
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                if let Some((_, name)) = &operator
+                    && p.topic == *name
+                {
+                    super::operator::take(&hub, name, &p.payload);
+                }
             }
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 gate.lock().unwrap_or_else(|e| e.into_inner()).up = false;

@@ -83,6 +83,7 @@ pub struct PublisherLoop {
     status: watch::Sender<MqttStatus>,
     backoff: (Duration, Duration),
     will_match: Option<String>,
+    operator_topic: Option<String>,
 }
 
 impl std::fmt::Debug for PublisherLoop {
@@ -154,6 +155,10 @@ impl Publisher {
                 true,
             ));
         }
+        let operator_topic = will_match
+            .as_ref()
+            .filter(|_| opts.accept_operator)
+            .map(|id| topic::name(&opts.topic_prefix, id, topic::OPERATOR));
         let (client, eventloop) = AsyncClient::new(mqtt, opts.queue.max(8));
         let (status, status_rx) = watch::channel(MqttStatus::default());
         Ok((
@@ -169,6 +174,7 @@ impl Publisher {
                 status,
                 backoff: (opts.backoff_min, opts.backoff_max),
                 will_match,
+                operator_topic,
             },
         ))
     }
@@ -384,6 +390,7 @@ impl PublisherLoop {
             status,
             backoff,
             will_match: _,
+            operator_topic,
         } = self;
         let gate = Arc::new(Mutex::new(Gate::default()));
         let (notes_tx, mut notes_rx) = mpsc::unbounded_channel();
@@ -394,6 +401,7 @@ impl PublisherLoop {
             status,
             hub.clone(),
             backoff,
+            operator_topic.map(|t| (client.clone(), t)),
         ));
         let mut generation = hub.generation_rx();
         let mut feeder = Feeder {

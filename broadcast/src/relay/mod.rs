@@ -40,9 +40,6 @@ use crate::wire::OperatorAction;
 pub use message::Message;
 pub use view::{Applied, TableSummary, View};
 
-/// The leaf of the topic operator actions are published on: `<prefix>/<match>/operator`.
-pub const OPERATOR: &str = "operator";
-
 /// Options of a relay.
 #[derive(Debug, Clone)]
 pub struct RelayOptions {

@@ -227,7 +227,7 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                 }
             },
             Some(action) = actions.recv() => {
-                let name = topic::name(&prefix, &action.match_id, super::OPERATOR);
+                let name = topic::name(&prefix, &action.match_id, topic::OPERATOR);
                 match serde_json::to_vec(&action) {
                     Ok(json) => {
                         if let Err(e) = client.try_publish(name, QoS::AtLeastOnce, false, json) {

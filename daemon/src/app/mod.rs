@@ -135,6 +135,7 @@ pub async fn run(
         opts.embedded_listen = mqtt.embedded_listen;
         opts.will_match = Some(config.match_id.clone());
         opts.client_id = format!("bugbridge-{}", config.match_id);
+        opts.accept_operator = mqtt.operator;
         if let Some(user) = &mqtt.username {
             opts.username = Some(user.clone());
         }
