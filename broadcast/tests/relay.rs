@@ -46,8 +46,20 @@ fn url(addr: SocketAddr) -> String {
 
 /// A table's daemon side: a hub and its publisher to `broker`.
 fn table(broker: SocketAddr, id: &str) -> (Hub, Running) {
-    let (hub, _actions) = Hub::new(HubOptions::default());
+    let (hub, _actions, running) = operated_table(broker, id, false);
+    (hub, running)
+}
+
+/// A table whose publisher takes operator actions from MQTT if `operator`; they arrive on
+/// the returned channel, as the daemon would receive them.
+fn operated_table(
+    broker: SocketAddr,
+    id: &str,
+    operator: bool,
+) -> (Hub, mpsc::Receiver<OperatorAction>, Running) {
+    let (hub, actions) = Hub::new(HubOptions::default());
     let mut opts = PublisherOptions::from_url(&url(broker)).unwrap();
+    opts.accept_operator = operator;
     opts.client_id = format!("table-{id}");
     opts.will_match = Some(id.to_owned());
     opts.backoff_min = Duration::from_millis(10);
@@ -59,6 +71,7 @@ fn table(broker: SocketAddr, id: &str) -> (Hub, Running) {
     }));
     (
         hub,
+        actions,
         Running {
             stop: Some(stop),
             task,
@@ -410,23 +423,33 @@ async fn the_public_view_lags_by_the_delay_and_the_arbiter_token_sees_live() {
     relay_loop.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn operator_actions_posted_on_the_relay_are_published_to_the_table() {
-    let broker = broker();
-    let (relay_view, relay_loop) = relay(broker, "relay-ops", Duration::ZERO);
-    let (hub, table_loop) = table(broker, "ops");
-    hub.publish("ops", tagged(1, "1", "1")).unwrap();
-    settled(&relay_view, |r| seq_of(r, "ops") == 1).await;
-    let (listener, mut rx) = raw(broker, "ops-listener").await;
-    listener
-        .subscribe("bughouse/+/operator", QoS::AtLeastOnce)
-        .await
-        .unwrap();
-    let opts = HttpOptions {
+fn token_opts() -> HttpOptions {
+    HttpOptions {
         arbiter_token: ArbiterToken::new("sesame"),
         ..HttpOptions::default()
-    };
-    let router = relay::http::router(relay_view.clone(), opts);
+    }
+}
+
+async fn send(router: &axum::Router, request: Request<Body>) -> (StatusCode, String) {
+    let response = router.clone().oneshot(request).await.unwrap();
+    let status = response.status();
+    let body = to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    (status, String::from_utf8(body.to_vec()).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_action_from_the_relay_reaches_its_table_which_confirms_it_on_the_console() {
+    let broker = broker();
+    let (relay_view, relay_loop) = relay(broker, "relay-ops", Duration::ZERO);
+    let (hub, mut actions, table_loop) = operated_table(broker, "ops", true);
+    let (other, mut other_actions, other_loop) = operated_table(broker, "other", true);
+    hub.publish("ops", tagged(1, "1", "1")).unwrap();
+    other.publish("other", tagged(1, "2", "1")).unwrap();
+    settled(&relay_view, |r| {
+        seq_of(r, "ops") == 1 && seq_of(r, "other") == 1
+    })
+    .await;
+    let router = relay::http::router(relay_view.clone(), token_opts());
     let body = r#"{"action":"result","result":"1-0","reason":"resignation"}"#;
     let post = |token: &str| {
         Request::post("/api/matches/ops/arbiter/actions")
@@ -435,18 +458,41 @@ async fn operator_actions_posted_on_the_relay_are_published_to_the_table() {
             .body(Body::from(body))
             .unwrap()
     };
-    let refused = router.clone().oneshot(post("wrong")).await.unwrap();
-    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
-    // The listener's subscription may still be on its way: post until it hears one.
-    let accepted = router.clone().oneshot(post("sesame")).await.unwrap();
-    assert_eq!(accepted.status(), StatusCode::ACCEPTED);
-    let (topic, payload) = tokio::time::timeout(LIMIT, rx.recv())
+    let (status, _) = send(&router, post("wrong")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // The console's feed, open before the action.
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/tournament/alerts/stream?token=sesame")
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
-        .unwrap()
         .unwrap();
-    assert_eq!(topic, "bughouse/ops/operator");
-    let action: OperatorAction = serde_json::from_str(&payload).unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut feed = response.into_body().into_data_stream();
+
+    // The table's operator subscription may still be on its way; the action is QoS 1 but
+    // not retained, so post until the table hears one.
+    let mut ids = Vec::new();
+    let action = loop {
+        let (status, reply) = send(&router, post("sesame")).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        let reply: serde_json::Value = serde_json::from_str(&reply).unwrap();
+        ids.push(reply["id"].as_str().unwrap().to_owned());
+        if let Ok(Some(action)) =
+            tokio::time::timeout(Duration::from_millis(500), actions.recv()).await
+        {
+            break action;
+        }
+    };
     assert_eq!(action.match_id, "ops");
+    assert!(
+        ids.contains(action.id.as_ref().unwrap()),
+        "the id the relay answered"
+    );
     assert_eq!(
         action.kind,
         ActionKind::Result {
@@ -454,6 +500,115 @@ async fn operator_actions_posted_on_the_relay_are_published_to_the_table() {
             reason: "resignation".into()
         }
     );
+    // Only its own table heard it.
+    assert!(other_actions.try_recv().is_err());
+
+    // The table confirms (as the daemon does once it journaled and applied the action).
+    let mut update = tagged(1, "1", "1");
+    let mut confirm =
+        bugbridge_broadcast::wire::Event::new(bugbridge_broadcast::wire::EventKind::Action, 5000);
+    confirm.action = action.id.clone();
+    confirm.code = Some("result".into());
+    update.events = vec![confirm];
+    hub.publish("ops", update).unwrap();
+    let mut text = String::new();
+    let wanted = format!("\"action\":\"{}\"", action.id.clone().unwrap());
+    while !text.contains(&wanted) {
+        let chunk = tokio::time::timeout(LIMIT, feed.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(text.contains("event: action"), "{text}");
+    assert!(text.contains("\"match\":\"ops\""), "{text}");
+
     table_loop.stop().await;
+    other_loop.stop().await;
     relay_loop.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_lists_every_tables_alerts_newest_first_and_acks_are_shared_by_relays() {
+    let broker = broker();
+    let (first, first_loop) = relay(broker, "relay-c1", Duration::ZERO);
+    let (second, second_loop) = relay(broker, "relay-c2", Duration::ZERO);
+    let (a, a_loop) = table(broker, "ta");
+    let (b, b_loop) = table(broker, "tb");
+    settled(&first, |r| r.status().connected).await;
+    settled(&second, |r| r.status().connected).await;
+    let with_alert = |plies: u32, t: u64| {
+        let mut u = tagged(plies, "1", "1");
+        u.events.push(common::alert(t));
+        u
+    };
+    a.publish("ta", with_alert(1, 10)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 1).await;
+    b.publish("tb", with_alert(1, 20)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 2).await;
+    a.publish("ta", with_alert(2, 30)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 3).await;
+    settled(&second, |r| r.live().console_alerts(None).len() == 3).await;
+
+    let router = relay::http::router(first.clone(), token_opts());
+    let (status, _) = get(&router, "/api/tournament/alerts").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _) = get(&router, "/arbiter").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, page) = get(&router, "/arbiter?token=sesame").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("console.js"));
+    let (status, body) = get(&router, "/api/tournament/alerts?token=sesame").await;
+    assert_eq!(status, StatusCode::OK);
+    let list: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    let order: Vec<(String, u64)> = list
+        .iter()
+        .map(|a| {
+            (
+                a["match"].as_str().unwrap().to_owned(),
+                a["seq"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("ta".to_owned(), 2),
+            ("tb".to_owned(), 1),
+            ("ta".to_owned(), 1)
+        ],
+        "newest first"
+    );
+    let (_, body) = get(&router, "/api/tournament/alerts?token=sesame&table=tb").await;
+    let only: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(only.len(), 1);
+    assert_eq!(only[0]["code"], "illegal-move");
+
+    // Acknowledge on the first relay; the second follows through the broker.
+    let ack = |path: &str, token: &str| {
+        Request::post(path)
+            .header("authorization", format!("Bearer {token}"))
+            .body(Body::empty())
+            .unwrap()
+    };
+    let (status, _) = send(&router, ack("/api/tournament/alerts/ta/1/ack", "wrong")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, body) = send(&router, ack("/api/tournament/alerts/ta/1/ack", "sesame")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, r#"{"acked":[1]}"#);
+    settled(&second, |r| r.live().is_acked("ta", 1)).await;
+    assert!(!second.live().is_acked("ta", 2));
+    // A relay started now learns the acknowledgements from the retained list.
+    let (third, third_loop) = relay(broker, "relay-c3", Duration::ZERO);
+    settled(&third, |r| r.live().is_acked("ta", 1)).await;
+    let (_, body) = send(&router, ack("/api/tournament/alerts/ta/1/unack", "sesame")).await;
+    assert_eq!(body, r#"{"acked":[]}"#);
+    settled(&second, |r| !r.live().is_acked("ta", 1)).await;
+    let (status, _) = send(&router, ack("/api/tournament/alerts/nope/1/ack", "sesame")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    for running in [a_loop, b_loop, first_loop, second_loop, third_loop] {
+        running.stop().await;
+    }
 }

@@ -6,6 +6,10 @@
 //! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table |
 //! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` per change |
 //! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order |
+//! | `GET /arbiter` | the arbiter console: every table's alerts, newest first (token; a login form without) |
+//! | `GET /api/tournament/alerts?table=ID` | JSON array of [`ConsoleAlert`], newest first (token) |
+//! | `GET /api/tournament/alerts/stream` | SSE: `alert`, `action` (a table confirmed an operator action), `acks` (token) |
+//! | `POST /api/tournament/alerts/{match}/{seq}/ack`, `…/unack` | (un)acknowledge an alert (token, `Authorization: Bearer` only) → `{"acked": [seq, ...]}` |
 //! | everything else | as on a daemon ([`crate::http`]), for every match |
 //!
 //! Requests carrying the arbiter token (header, `?token=` or the cookie the arbiter page
@@ -27,11 +31,13 @@ use tokio::time::{Instant, interval_at};
 use tower::ServiceExt;
 
 use super::Relay;
-use super::view::{TableSummary, View};
+use super::view::{ConsoleAlert, TableSummary, View};
 use crate::http::{ArbiterToken, HttpOptions};
 
 const TOURNAMENT_HTML: &str = include_str!("assets/tournament.html");
 const TOURNAMENT_JS: &str = include_str!("assets/tournament.js");
+const CONSOLE_HTML: &str = include_str!("assets/console.html");
+const CONSOLE_JS: &str = include_str!("assets/console.js");
 const COOKIE: &str = "bugbridge_arbiter";
 
 #[derive(Debug, Clone)]
@@ -58,7 +64,15 @@ pub fn router(relay: Relay, opts: HttpOptions) -> Router {
     };
     Router::new()
         .route("/", get(page))
-        .route("/assets/tournament.js", get(script))
+        .route("/assets/tournament.js", get(|| script(TOURNAMENT_JS)))
+        .route("/assets/console.js", get(|| script(CONSOLE_JS)))
+        .route("/arbiter", get(console_page))
+        .route("/api/tournament/alerts", get(console_alerts))
+        .route("/api/tournament/alerts/stream", get(console_stream))
+        .route(
+            "/api/tournament/alerts/{match_id}/{seq}/{verb}",
+            axum::routing::post(ack),
+        )
         .route("/api/tournament", get(tables))
         .route("/api/tournament/stream", get(stream))
         .route("/api/tournament/bpgn", get(round_bpgn))
@@ -144,7 +158,7 @@ async fn page() -> Html<&'static str> {
     Html(TOURNAMENT_HTML)
 }
 
-async fn script() -> Response {
+async fn script(body: &'static str) -> Response {
     (
         [
             (
@@ -153,7 +167,7 @@ async fn script() -> Response {
             ),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
         ],
-        TOURNAMENT_JS,
+        body,
     )
         .into_response()
 }
@@ -314,4 +328,177 @@ async fn round_bpgn(State(app): State<RelayHttp>, request: Request) -> Response 
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     response
+}
+
+fn unauthorized() -> Response {
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(serde_json::json!({
+            "error": "missing or wrong arbiter token (Authorization: Bearer <token>)"
+        })),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"bugbridge arbiter\""),
+    );
+    response
+}
+
+fn request_is_arbiter(app: &RelayHttp, request: &Request) -> bool {
+    is_arbiter(
+        app.opts.arbiter_token.as_ref(),
+        request.headers(),
+        request.uri().query(),
+    )
+}
+
+const CONSOLE_LOGIN: &str = r#"<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Arbiter token needed</title><link rel="stylesheet" href="/assets/viewer.css"></head>
+<body class="login"><main class="login-box"><h1>Arbiter console</h1>
+<p>This console needs the arbiter token.</p>
+<form method="get" action="/arbiter"><label>Token <input id="token" name="token" type="password" autocomplete="current-password" required autofocus></label>
+<button type="submit">Open</button></form><p><a href="/">Tournament</a></p></main></body></html>"#;
+
+async fn console_page(State(app): State<RelayHttp>, request: Request) -> Response {
+    if !request_is_arbiter(&app, &request) {
+        let mut response = (StatusCode::UNAUTHORIZED, Html(CONSOLE_LOGIN)).into_response();
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"bugbridge arbiter\""),
+        );
+        return response;
+    }
+    let mut response = Html(CONSOLE_HTML).into_response();
+    let token = request
+        .uri()
+        .query()
+        .unwrap_or("")
+        .split('&')
+        .find_map(|p| p.strip_prefix("token="));
+    if let Some(token) = token
+        && let Ok(value) =
+            HeaderValue::from_str(&format!("{COOKIE}={token}; Path=/; SameSite=Strict"))
+    {
+        response.headers_mut().insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// Query of the console's alert list.
+#[derive(Debug, Default, Deserialize)]
+struct ConsoleQuery {
+    table: Option<String>,
+}
+
+async fn console_alerts(State(app): State<RelayHttp>, request: Request) -> Response {
+    if !request_is_arbiter(&app, &request) {
+        return unauthorized();
+    }
+    let query = Query::<ConsoleQuery>::try_from_uri(request.uri())
+        .map(|q| q.0)
+        .unwrap_or_default();
+    let list: Vec<ConsoleAlert> = app.relay.live().console_alerts(query.table.as_deref());
+    axum::Json(list).into_response()
+}
+
+async fn console_stream(State(app): State<RelayHttp>, request: Request) -> Response {
+    if !request_is_arbiter(&app, &request) {
+        return unauthorized();
+    }
+    let view = app.relay.live().clone();
+    let period = app.opts.keep_alive;
+    let state = (
+        view.console(),
+        view.hub().closed_rx(),
+        interval_at(Instant::now() + period, period),
+        true,
+    );
+    let body = futures_util::stream::unfold(
+        state,
+        |(mut rx, mut closed, mut tick, first)| async move {
+            if first {
+                return Some((
+                    Ok::<_, Infallible>(Bytes::from_static(b"retry: 2000\n\n")),
+                    (rx, closed, tick, false),
+                ));
+            }
+            loop {
+                if *closed.borrow() {
+                    return None;
+                }
+                tokio::select! {
+                    // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
+                    received = rx.recv() => match received {
+                        Ok(frame) => return Some((Ok(frame), (rx, closed, tick, false))),
+                        // The page re-reads the list when told it missed some.
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            let frame = frame("resync", b"{}");
+                            return Some((Ok(frame), (rx, closed, tick, false)));
+                        }
+                        Err(broadcast::error::RecvError::Closed) => return None,
+                    },
+                    _ = tick.tick() => {
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (rx, closed, tick, false)));
+                    }
+                    changed = closed.changed() => {
+                        if changed.is_err() {
+                            return None;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+async fn ack(
+    State(app): State<RelayHttp>,
+    axum::extract::Path((match_id, seq, verb)): axum::extract::Path<(String, u64, String)>,
+    headers: HeaderMap,
+) -> Response {
+    // Like the table's actions: the header only, so a cookie cannot be used across sites.
+    let authorized = match (&app.opts.arbiter_token, headers.get(header::AUTHORIZATION)) {
+        (Some(token), Some(value)) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|given| token.matches(given.trim())),
+        _ => false,
+    };
+    if !authorized {
+        return unauthorized();
+    }
+    let acked = match verb.as_str() {
+        "ack" => true,
+        "unack" => false,
+        _ => {
+            return (
+                StatusCode::NOT_FOUND,
+                axum::Json(serde_json::json!({ "error": "expected ack or unack" })),
+            )
+                .into_response();
+        }
+    };
+    if !crate::hub::valid_match_id(&match_id) || !app.relay.live().table_ids().contains(&match_id) {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(serde_json::json!({ "error": format!("unknown match {match_id:?}") })),
+        )
+            .into_response();
+    }
+    let list = app.relay.set_acked(&match_id, seq, acked);
+    axum::Json(serde_json::json!({ "acked": list })).into_response()
 }

@@ -15,6 +15,20 @@ pub enum Message {
     Event(Event),
     /// `alerts`: one alert with its own `seq`.
     Alert(Event),
+    /// `acks` (retained, written by relays): the alert `seq`s arbiters acknowledged.
+    Acks(Vec<u64>),
+}
+
+/// The leaf of the acknowledged alerts of a match: `<prefix>/<match>/acks`, retained JSON
+/// `{"acked": [seq, ...]}`, published by relays so that every relay and every restart
+/// agrees on what was acknowledged.
+pub const ACKS: &str = "acks";
+
+/// The payload of the `acks` topic.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AckList {
+    /// Alert `seq`s acknowledged, ascending.
+    pub acked: Vec<u64>,
 }
 
 /// Why a message was not understood.
@@ -73,6 +87,11 @@ impl Message {
             ),
             topic::ALERTS => Message::Alert(
                 serde_json::from_str(text).map_err(|e| json(&format!("alert ({e})")))?,
+            ),
+            ACKS => Message::Acks(
+                serde_json::from_str::<AckList>(text)
+                    .map_err(|e| json(&format!("acks ({e})")))?
+                    .acked,
             ),
             _ => return Ok(None),
         }))

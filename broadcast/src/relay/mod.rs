@@ -75,7 +75,9 @@ pub struct Relay {
     live: View,
     public: View,
     delay: Duration,
+    prefix: String,
     status: watch::Receiver<RelayStatus>,
+    outgoing: mpsc::UnboundedSender<(String, Vec<u8>)>,
 }
 
 /// The loop to run in its own task: [`RelayLoop::run`].
@@ -85,6 +87,7 @@ pub struct RelayLoop {
     live: View,
     public: View,
     actions: mpsc::Receiver<OperatorAction>,
+    outgoing: mpsc::UnboundedReceiver<(String, Vec<u8>)>,
     status: watch::Sender<RelayStatus>,
 }
 
@@ -113,18 +116,22 @@ impl Relay {
             View::with_options(opts.hub.clone())
         };
         let (status, status_rx) = watch::channel(RelayStatus::default());
+        let (outgoing_tx, outgoing) = mpsc::unbounded_channel();
         Ok((
             Relay {
                 live: live.clone(),
                 public: public.clone(),
                 delay: opts.delay,
+                prefix: opts.mqtt.topic_prefix.clone(),
                 status: status_rx,
+                outgoing: outgoing_tx,
             },
             RelayLoop {
                 opts,
                 live,
                 public,
                 actions,
+                outgoing,
                 status,
             },
         ))
@@ -166,6 +173,19 @@ impl Relay {
                 return f(self);
             }
         }
+    }
+
+    /// Marks alert `seq` of `match_id` (un)acknowledged here and publishes the match's list
+    /// (retained) so that every relay, and this one after a restart, agrees.
+    pub fn set_acked(&self, match_id: &str, seq: u64, acked: bool) -> Vec<u64> {
+        let list = self.live.set_acked(match_id, seq, acked);
+        let payload = serde_json::to_vec(&message::AckList {
+            acked: list.clone(),
+        })
+        .unwrap_or_default();
+        let name = crate::wire::topic::name(&self.prefix, match_id, message::ACKS);
+        let _ = self.outgoing.send((name, payload));
+        list
     }
 
     /// Ends the views' open SSE streams (for the HTTP server's graceful shutdown).

@@ -30,12 +30,13 @@ enum Polled {
 }
 
 /// The leaves a relay subscribes to under `<prefix>/+/`.
-const LEAVES: [&str; 5] = [
+const LEAVES: [&str; 6] = [
     topic::STATUS,
     topic::STATE,
     topic::BPGN,
     topic::EVENTS,
     topic::ALERTS,
+    super::message::ACKS,
 ];
 
 fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
@@ -147,6 +148,7 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
         live,
         public,
         mut actions,
+        mut outgoing,
         status,
     } = relay;
     let prefix = opts.mqtt.topic_prefix.clone();
@@ -226,6 +228,11 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     }
                 }
             },
+            Some((name, payload)) = outgoing.recv() => {
+                if let Err(e) = client.try_publish(name, QoS::AtLeastOnce, true, payload) {
+                    tracing::warn!(error = %e, "relay: acknowledgements not sent");
+                }
+            }
             Some(action) = actions.recv() => {
                 let name = topic::name(&prefix, &action.match_id, topic::OPERATOR);
                 match serde_json::to_vec(&action) {

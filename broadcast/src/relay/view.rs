@@ -2,15 +2,32 @@
 //! change feed for the tournament page. The relay keeps one live view (arbiters) and, with
 //! `--delay`, a second one fed the same messages that many seconds later (the public).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::{Arc, RwLock};
 
+use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use super::message::Message;
 use crate::hub::{Hub, HubOptions, Mirrored};
-use crate::wire::{BoardState, ByBoard, Clocks, MatchResult};
+use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
+
+/// How many alerts the console keeps (all tables together).
+const CONSOLE_LOG: usize = 10_000;
+
+/// One line of the arbiter console: an alert of one table and whether it was acknowledged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsoleAlert {
+    /// The table's match id.
+    #[serde(rename = "match")]
+    pub match_id: String,
+    /// Whether an arbiter acknowledged it.
+    pub acked: bool,
+    /// The alert as the table published it (`seq` is its alert sequence).
+    #[serde(flatten)]
+    pub alert: Event,
+}
 
 /// One table on the tournament page: `GET /api/tournament` and the tournament stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,7 +69,11 @@ pub enum Applied {
 struct Inner {
     hub: Hub,
     status: RwLock<BTreeMap<String, bool>>,
+    acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
+    /// Every table's alerts in the order they arrived (bounded).
+    log: RwLock<VecDeque<ConsoleAlert>>,
     changes: broadcast::Sender<String>,
+    console: broadcast::Sender<Bytes>,
 }
 
 /// A hub plus the tables' status; cheap to clone.
@@ -69,7 +90,10 @@ impl View {
             inner: Arc::new(Inner {
                 hub,
                 status: RwLock::default(),
+                acks: RwLock::default(),
+                log: RwLock::default(),
                 changes: broadcast::channel(1024).0,
+                console: broadcast::channel(1024).0,
             }),
         }
     }
@@ -102,13 +126,51 @@ impl View {
                 false
             }
             Message::Event(event) => {
-                if hub.mirror_event(match_id, &event) == Mirrored::Gap {
+                let mirrored = hub.mirror_event(match_id, &event);
+                if mirrored == Mirrored::Gap {
                     applied = Applied::Gap;
+                }
+                if event.kind == EventKind::Action
+                    && matches!(mirrored, Mirrored::Applied | Mirrored::Gap)
+                {
+                    let json = serde_json::json!({
+                        "match": match_id,
+                        "action": event.action,
+                        "code": event.code,
+                        "t": event.t,
+                    });
+                    self.console_send("action", &json);
                 }
                 false
             }
             Message::Alert(alert) => {
-                hub.mirror_alert(match_id, &alert);
+                if matches!(
+                    hub.mirror_alert(match_id, &alert),
+                    Mirrored::Applied | Mirrored::Gap
+                ) {
+                    let line = ConsoleAlert {
+                        match_id: match_id.to_owned(),
+                        acked: self.is_acked(match_id, alert.seq),
+                        alert,
+                    };
+                    self.console_send("alert", &line);
+                    let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
+                    if log.len() >= CONSOLE_LOG {
+                        log.pop_front();
+                    }
+                    log.push_back(line);
+                }
+                false
+            }
+            Message::Acks(seqs) => {
+                let set: BTreeSet<u64> = seqs.into_iter().collect();
+                let json = serde_json::json!({ "match": match_id, "acked": set });
+                self.inner
+                    .acks
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(match_id.to_owned(), set);
+                self.console_send("acks", &json);
                 false
             }
         };
@@ -116,6 +178,59 @@ impl View {
             let _ = self.inner.changes.send(match_id.to_owned());
         }
         applied
+    }
+
+    fn console_send(&self, event: &str, value: &impl Serialize) {
+        let json = serde_json::to_vec(value).unwrap_or_default();
+        let _ = self
+            .inner
+            .console
+            .send(crate::hub::sse_frame(None, Some(event), &json));
+    }
+
+    /// The arbiter console's feed: SSE frames `alert`, `action` (a table confirmed an
+    /// operator action) and `acks` (a match's acknowledged alerts changed).
+    #[must_use]
+    pub fn console(&self) -> broadcast::Receiver<Bytes> {
+        self.inner.console.subscribe()
+    }
+
+    /// Whether alert `seq` of `match_id` was acknowledged.
+    #[must_use]
+    pub fn is_acked(&self, match_id: &str, seq: u64) -> bool {
+        self.inner
+            .acks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .is_some_and(|s| s.contains(&seq))
+    }
+
+    /// Marks alert `seq` of `match_id` (un)acknowledged; returns the match's new list.
+    pub fn set_acked(&self, match_id: &str, seq: u64, acked: bool) -> Vec<u64> {
+        let mut acks = self.inner.acks.write().unwrap_or_else(|e| e.into_inner());
+        let set = acks.entry(match_id.to_owned()).or_default();
+        if acked {
+            set.insert(seq);
+        } else {
+            set.remove(&seq);
+        }
+        set.iter().copied().collect()
+    }
+
+    /// Every table's alerts received since the relay started, newest first, or only those
+    /// of `table`.
+    #[must_use]
+    pub fn console_alerts(&self, table: Option<&str>) -> Vec<ConsoleAlert> {
+        let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+        log.iter()
+            .rev()
+            .filter(|a| table.is_none_or(|t| t == a.match_id))
+            .map(|a| ConsoleAlert {
+                acked: self.is_acked(&a.match_id, a.alert.seq),
+                ..a.clone()
+            })
+            .collect()
     }
 
     /// Whether the table's daemon is online (`None`: no status seen yet).
