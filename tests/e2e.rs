@@ -11,11 +11,14 @@
 //!   unexplained `seq` gap.
 //! * `unplug`: a board unplugged and replugged mid-game; `link-lost`, then the game goes on.
 //! * `demo`: `bugbridge demo` with nothing else installed.
+//! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
 #[path = "e2e/demo.rs"]
 mod demo;
+#[path = "e2e/relay.rs"]
+mod relay;
 #[path = "e2e/subscriber.rs"]
 mod subscriber;
 #[path = "e2e/unplug.rs"]
