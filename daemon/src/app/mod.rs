@@ -138,6 +138,10 @@ pub async fn run(
         opts.accept_operator = mqtt.operator;
         if let Some(user) = &mqtt.username {
             opts.username = Some(user.clone());
+        } else if mqtt.password_file.is_some() {
+            // One user per table named as its match (config/mosquitto/acl.conf), so one
+            // file with --match-id serves every table.
+            opts.username = Some(config.match_id.clone());
         }
         if let Some(path) = &mqtt.password_file {
             opts.password = Some(read_secret(path, "mqtt password file")?);
