@@ -4,84 +4,17 @@
 //! travels over MQTT to the table, which journals it, applies it and confirms it; a table
 //! that stops shows offline.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
-use bugbridge_broadcast::HubOptions;
-use bugbridge_broadcast::http::{ArbiterToken, HttpOptions};
-use bugbridge_broadcast::mqtt::PublisherOptions;
-use bugbridge_broadcast::relay::{self, Relay, RelayOptions};
 use bugbridge_broadcast::wire::EventKind;
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
 use bugbridge_tests::game::{TestGame, movetext};
 use bugbridge_tests::http::{self, Sse};
 use bugbridge_tests::mqtt::RestartableBroker;
+use bugbridge_tests::relay::{RunningRelay, post};
 use bugbridge_tests::table::Table;
 use bugbridge_tests::temp::TempDir;
 use bugbridge_tests::within;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-const TOKEN: &str = "relay-arbiter";
-
-/// A relay on `broker`, serving HTTP on a free loopback port.
-async fn start_relay(broker: &str) -> (Relay, SocketAddr, tokio::sync::watch::Sender<bool>) {
-    let mut mqtt = PublisherOptions::from_url(broker).expect("a broker URL");
-    mqtt.client_id = "e2e-relay".into();
-    mqtt.backoff_min = Duration::from_millis(10);
-    mqtt.backoff_max = Duration::from_millis(200);
-    let (relay, relay_loop) = Relay::new(RelayOptions {
-        mqtt,
-        delay: Duration::ZERO,
-        hub: HubOptions::default(),
-    })
-    .expect("relay options");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a port");
-    let addr = listener.local_addr().expect("an address");
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let mut mqtt_stop = stopped.clone();
-    tokio::spawn(relay_loop.run(async move {
-        let _ = mqtt_stop.wait_for(|s| *s).await;
-    }));
-    let opts = HttpOptions {
-        arbiter_token: ArbiterToken::new(TOKEN),
-        ..HttpOptions::default()
-    };
-    let mut http_stop = stopped;
-    tokio::spawn(relay::http::serve(
-        listener,
-        relay.clone(),
-        opts,
-        async move {
-            let _ = http_stop.wait_for(|s| *s).await;
-        },
-    ));
-    (relay, addr, stop)
-}
-
-/// `POST path` with the arbiter token and a JSON body: the status line's code and the body.
-async fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, String) {
-    within(&format!("POST {path}"), async {
-        let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-        let request = format!(
-            "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\n\
-             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.expect("write");
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).await.expect("read");
-        let code = answer
-            .split_whitespace()
-            .nth(1)
-            .and_then(|c| c.parse().ok())
-            .expect("an HTTP status");
-        let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();
-        (code, body)
-    })
-    .await
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
@@ -89,7 +22,7 @@ async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
     let records = TempDir::new("relay");
     let mut table = Table::start(&game, None);
     let broker = RestartableBroker::start().await;
-    let (relay, relay_http, stop_relay) = start_relay(&broker.url()).await;
+    let relay = RunningRelay::start(&broker.url(), "e2e-relay", Duration::ZERO).await;
     let mut cfg = config(&table, Some(&broker.url()), records.path());
     cfg.tags.insert("Round".into(), "1".into());
     cfg.tags.insert("Table".into(), "7".into());
@@ -97,14 +30,12 @@ async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
         mqtt.operator = true;
     }
     let daemon = InProcess::start(cfg).await;
-    within(
-        "the relay to see the table",
-        relay.wait_until(|r| {
+    relay
+        .until("the relay to see the table", |r| {
             r.public().online(MATCH) == Some(true) && r.public().hub().state(MATCH).is_some()
-        }),
-    )
-    .await;
-    let mut sse = Sse::open(relay_http, MATCH).await;
+        })
+        .await;
+    let mut sse = Sse::open(relay.http, MATCH).await;
     table.synced().await;
 
     // Every move reaches the relay's viewers.
@@ -112,37 +43,35 @@ async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
         .play_rest(&mut async |n| sse.wait_moves(n).await)
         .await;
     let at_table = http::state(daemon.http(), MATCH).await;
-    within(
-        "the relay to hold the last state",
-        relay.wait_until(|r| {
+    relay
+        .until("the relay to hold the last state", |r| {
             r.public()
                 .hub()
                 .state(MATCH)
                 .is_some_and(|s| s.seq == at_table.seq)
-        }),
-    )
-    .await;
-    let at_relay = http::state(relay_http, MATCH).await;
+        })
+        .await;
+    let at_relay = http::state(relay.http, MATCH).await;
     assert_eq!(
         at_relay, at_table,
         "the relay serves exactly the table's state"
     );
     assert_eq!(at_relay.tags["Table"], "7");
     let (_, table_bpgn) = http::get(daemon.http(), &format!("/api/matches/{MATCH}/bpgn")).await;
-    within(
-        "the relay's BPGN",
-        relay.wait_until(|r| r.public().hub().bpgn(MATCH).as_deref() == Some(table_bpgn.as_str())),
-    )
-    .await;
+    relay
+        .until("the relay's BPGN", |r| {
+            r.public().hub().bpgn(MATCH).as_deref() == Some(table_bpgn.as_str())
+        })
+        .await;
     assert_eq!(movetext(&table_bpgn), movetext(&game.bpgn));
-    let (status, round) = http::get(relay_http, "/api/tournament/bpgn?round=1").await;
+    let (status, round) = http::get(relay.http, "/api/tournament/bpgn?round=1").await;
     assert_eq!(status, 200);
     assert_eq!(round.trim_end(), table_bpgn.trim_end());
 
     // The arbiter records a resignation on the relay: it reaches the table over MQTT, is
     // journaled and applied there, confirmed, and the relay's viewers get the result.
     let (status, reply) = post(
-        relay_http,
+        relay.http,
         &format!("/api/matches/{MATCH}/arbiter/actions"),
         r#"{"action":"result","result":"0-1","reason":"resignation"}"#,
     )
@@ -175,10 +104,10 @@ async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
 
     // The table stops: the relay shows it offline.
     daemon.stop().await;
-    within(
-        "offline at the relay",
-        relay.wait_until(|r| r.public().online(MATCH) == Some(false)),
-    )
-    .await;
-    stop_relay.send_replace(true);
+    relay
+        .until("offline at the relay", |r| {
+            r.public().online(MATCH) == Some(false)
+        })
+        .await;
+    relay.stop().await;
 }
