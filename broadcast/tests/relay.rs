@@ -612,3 +612,48 @@ async fn the_console_lists_every_tables_alerts_newest_first_and_acks_are_shared_
         running.stop().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_back_online_after_offline_is_counted_afresh() {
+    let broker = broker();
+    let (relay_view, relay_loop) = relay(broker, "relay-restart", Duration::ZERO);
+    settled(&relay_view, |r| r.status().connected).await;
+    let (client, _rx) = raw(broker, "restarting-table").await;
+    let publish = |leaf: &str, json: String| {
+        client
+            .try_publish(
+                format!("bughouse/back/{leaf}"),
+                QoS::AtLeastOnce,
+                true,
+                json,
+            )
+            .unwrap();
+    };
+    let state = |plies: u32, seq: u64| {
+        let mut s = common::state(plies);
+        s.seq = seq;
+        serde_json::to_string(&s).unwrap()
+    };
+    publish("status", "online".into());
+    publish("state", state(8, 8));
+    settled(&relay_view, |r| seq_of(r, "back") == 8).await;
+    // The daemon restarts: offline, online, and its new process counts from 1 again. (The
+    // waits keep the order: a broker orders messages within a topic only.)
+    publish("status", "offline".into());
+    settled(&relay_view, |r| r.public().online("back") == Some(false)).await;
+    publish("status", "online".into());
+    settled(&relay_view, |r| r.public().online("back") == Some(true)).await;
+    let mut event = common::move_event(9);
+    event.seq = 1;
+    publish("events", serde_json::to_string(&event).unwrap());
+    publish("state", state(9, 1));
+    settled(&relay_view, |r| {
+        r.public()
+            .hub()
+            .state("back")
+            .is_some_and(|s| s.seq == 1 && s.moves.len() == 9)
+    })
+    .await;
+    assert_eq!(relay_view.status().gaps, 0);
+    relay_loop.stop().await;
+}

@@ -64,6 +64,21 @@ impl Hub {
         true
     }
 
+    /// Forgets the numbering of `match_id`'s streams (not its state, which stays shown): its
+    /// publisher restarted, and a new process numbers its events and alerts from 1 again.
+    /// The next state is taken whatever its `seq`.
+    pub fn mirror_restart(&self, match_id: &str) {
+        let Some(entry) = self.entry(match_id) else {
+            return;
+        };
+        let mut data = entry.data.write().unwrap_or_else(|e| e.into_inner());
+        data.seq = 0;
+        data.alert_seq = 0;
+        data.events.clear();
+        data.alerts.clear();
+        data.version = 0;
+    }
+
     /// Stores the whole BPGN of `match_id` so far.
     pub fn mirror_bpgn(&self, match_id: &str, bpgn: String) {
         if !valid_match_id(match_id) {

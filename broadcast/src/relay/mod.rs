@@ -14,7 +14,9 @@
 //! Consistency: events are taken only in `seq` order (repeats after a reconnect are
 //! dropped); an event after a hole makes the relay subscribe to that match's `state` again,
 //! which makes the broker re-send the retained state, the truth about what was missed. A
-//! state older than the one held is ignored.
+//! state older than the one held is ignored, except after the table went `offline` and came
+//! back `online`: a restarted daemon numbers its events from 1 again, so the relay starts
+//! counting afresh.
 //!
 //! `--delay`: the public view gets every message that many seconds after the live one,
 //! with the clocks' reading time moved by as much so that clocks count down as they did

@@ -118,7 +118,14 @@ impl View {
         let changed = match message {
             Message::Status(online) => {
                 let mut status = self.inner.status.write().unwrap_or_else(|e| e.into_inner());
-                status.insert(match_id.to_owned(), online) != Some(online)
+                let before = status.insert(match_id.to_owned(), online);
+                drop(status);
+                if online && before == Some(false) {
+                    // Back after being offline: a new daemon process, which numbers its
+                    // events from 1 again.
+                    hub.mirror_restart(match_id);
+                }
+                before != Some(online)
             }
             Message::State(state) => hub.mirror_state(match_id, *state),
             Message::Bpgn(bpgn) => {
