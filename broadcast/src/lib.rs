@@ -17,6 +17,9 @@
 //!   (feature `embedded-broker`, default on).
 //! - [`http`]: the axum [`http::router`] (viewer, arbiter view, JSON API, SSE, metrics) and
 //!   [`http::serve`] with graceful shutdown; pages and assets embedded from `src/http/assets/`.
+//! - [`relay`]: [`relay::Relay`], the tournament's web tier: every match under the prefix
+//!   mirrored from the broker into hubs ([`Hub::mirror_state`] and friends), served with the
+//!   same routes plus the tournament page and the arbiter console ([`relay::http`]).
 //! - [`metrics`]: the Prometheus registry (`prometheus-client`, explicit registry).
 //! - [`error`]: typed errors; a refused publish returns the unsent update.
 //!
@@ -32,6 +35,8 @@
 //! | `bughouse/<match>/state` | yes | 1 | [`wire::MatchState`] JSON |
 //! | `bughouse/<match>/events` | no | 1 | one [`wire::Event`] JSON, `seq` gap-free from 1 |
 //! | `bughouse/<match>/alerts` | no | 1 | alerts, same JSON, own `seq`; also on `events` if `alerts_public` |
+//! | `bughouse/<match>/operator` | no | 1 | an [`wire::OperatorAction`] for the table (from a relay); taken only if the publisher's `accept_operator` |
+//! | `bughouse/<match>/acks` | yes | 1 | `{"acked":[seq,..]}`: alerts acknowledged on a relay's console (written by relays) |
 //!
 //! # Wiring
 //!

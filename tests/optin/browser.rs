@@ -14,6 +14,8 @@
 //!   the public viewer shows; the same action without the token is refused and changes
 //!   nothing.
 //!
+//! * [`tournament`]: the relay's tournament page, and its public delay.
+//!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
 //! Waits are on the page's own state (`window.bugbridge`), the emulators' status or the
 //! daemon's API, each bounded by [`LIMIT`](bugbridge_tests::LIMIT); no fixed sleeps, no
@@ -23,6 +25,8 @@
 mod driver;
 #[path = "browser/page.rs"]
 mod page;
+#[path = "browser/tournament.rs"]
+mod tournament;
 
 use std::net::SocketAddr;
 

@@ -12,7 +12,7 @@
 //! | `GET /api/matches/{id}/stream` | SSE: `event: state` catch-up, then events (see [`sse`]) |
 //! | `GET /api/matches/{id}/alerts` | JSON array of the alerts kept (token) |
 //! | `GET /api/matches/{id}/alerts/stream` | SSE of alerts (token; `?token=` for `EventSource`) |
-//! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 |
+//! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 `{"accepted":true,"id":..}` |
 //! | `GET /metrics` | Prometheus text format |
 //! | `GET /healthz` | `ok` |
 //!
