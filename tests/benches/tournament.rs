@@ -253,6 +253,10 @@ async fn table(
 
 type Samples = Arc<Mutex<Vec<u64>>>;
 
+/// Viewers whose stream answered, and viewers that could not connect.
+static STREAMING: AtomicU64 = AtomicU64::new(0);
+static FAILED: AtomicU64 = AtomicU64::new(0);
+
 /// One SSE viewer: reads `path` on `addr`, and for each event (match stream: `id: N` frames
 /// without `event:`; tournament stream: `table` frames) records the latency from its
 /// publication, while `measuring`.
@@ -265,6 +269,7 @@ async fn viewer(
     measuring: Arc<std::sync::atomic::AtomicBool>,
 ) {
     let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await else {
+        FAILED.fetch_add(1, Ordering::Relaxed);
         return;
     };
     let request =
@@ -275,11 +280,15 @@ async fn viewer(
     let mut buf = vec![0u8; 16 * 1024];
     let mut pending = String::new();
     let mut local = Vec::new();
+    let mut counted = false;
     loop {
         let n = match stream.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        if pending.is_empty() && !std::mem::replace(&mut counted, true) {
+            STREAMING.fetch_add(1, Ordering::Relaxed);
+        }
         let now = clock.micros();
         pending.push_str(&String::from_utf8_lossy(&buf[..n]));
         while let Some(end) = pending.find("\n\n") {
@@ -326,7 +335,7 @@ async fn viewer(
                 local.push(now.saturating_sub(at));
             }
         }
-        if local.len() >= 64 {
+        if !local.is_empty() {
             samples.lock().expect("not poisoned").append(&mut local);
         }
     }
@@ -455,6 +464,11 @@ async fn bench() {
         connect_start.elapsed().as_secs_f64()
     );
     tokio::time::sleep(WARM_UP).await;
+    println!(
+        "viewers streaming after the warm-up: {} (connections refused: {})",
+        STREAMING.load(Ordering::Relaxed),
+        FAILED.load(Ordering::Relaxed)
+    );
     measuring.store(true, Ordering::Relaxed);
     tokio::time::sleep(MEASURE).await;
     measuring.store(false, Ordering::Relaxed);

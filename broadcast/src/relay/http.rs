@@ -187,7 +187,7 @@ fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
 
 struct TableStream {
     view: View,
-    rx: broadcast::Receiver<String>,
+    rx: broadcast::Receiver<Bytes>,
     pending: VecDeque<Bytes>,
     closed: tokio::sync::watch::Receiver<bool>,
     keep_alive: tokio::time::Interval,
@@ -205,7 +205,7 @@ impl TableStream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
-                    Ok(id) => return Some(frame("table", &json(&self.view.summary(&id)))),
+                    Ok(frame) => return Some(frame),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         return Some(frame("tables", &json(&self.view.summaries())));
                     }

@@ -72,7 +72,8 @@ struct Inner {
     acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
     /// Every table's alerts in the order they arrived (bounded).
     log: RwLock<VecDeque<ConsoleAlert>>,
-    changes: broadcast::Sender<String>,
+    /// Each change as a ready SSE frame (`event: table`), serialised once for all streams.
+    changes: broadcast::Sender<Bytes>,
     console: broadcast::Sender<Bytes>,
 }
 
@@ -181,8 +182,12 @@ impl View {
                 false
             }
         };
-        if changed {
-            let _ = self.inner.changes.send(match_id.to_owned());
+        if changed && self.inner.changes.receiver_count() > 0 {
+            let json = serde_json::to_vec(&self.summary(match_id)).unwrap_or_default();
+            let _ = self
+                .inner
+                .changes
+                .send(crate::hub::sse_frame(None, Some("table"), &json));
         }
         applied
     }
@@ -299,9 +304,9 @@ impl View {
         self.table_ids().iter().map(|id| self.summary(id)).collect()
     }
 
-    /// The ids of tables as they change (state or status).
+    /// The tables' lines as they change (state or status), as `event: table` SSE frames.
     #[must_use]
-    pub fn changes(&self) -> broadcast::Receiver<String> {
+    pub fn changes(&self) -> broadcast::Receiver<Bytes> {
         self.inner.changes.subscribe()
     }
 }
