@@ -314,15 +314,18 @@ async fn viewer(
                     if !frame.contains("event: table\n") {
                         continue;
                     }
-                    let json = frame.split("data: ").nth(1).unwrap_or_default();
-                    let value: serde_json::Value =
-                        serde_json::from_str(json.trim()).unwrap_or_default();
-                    let t = value["id"]
-                        .as_str()
-                        .and_then(|s| s.strip_prefix('t'))
-                        .and_then(|s| s.parse::<usize>().ok());
+                    // `{"id":"t042","status":..,"seq":N,...}`: read the two fields only.
+                    let field = |key: &str| {
+                        frame.find(key).map(|at| {
+                            frame[at + key.len()..]
+                                .chars()
+                                .take_while(char::is_ascii_digit)
+                                .collect::<String>()
+                        })
+                    };
+                    let t = field("\"id\":\"t").and_then(|v| v.parse::<usize>().ok());
                     let Some(t) = t else { continue };
-                    (t, value["seq"].as_u64())
+                    (t, field("\"seq\":").and_then(|v| v.parse().ok()))
                 }
             };
             let Some(seq) = seq else { continue };

@@ -205,7 +205,18 @@ impl TableStream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
-                    Ok(frame) => return Some(frame),
+                    Ok(frame) => {
+                        // Whatever else is already waiting goes in the same write: under load
+                        // a viewer gets fewer, larger writes instead of falling behind.
+                        let mut batch = frame.to_vec();
+                        for _ in 0..64 {
+                            match self.rx.try_recv() {
+                                Ok(more) => batch.extend_from_slice(&more),
+                                Err(_) => break,
+                            }
+                        }
+                        return Some(Bytes::from(batch));
+                    }
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         return Some(frame("tables", &json(&self.view.summaries())));
                     }
