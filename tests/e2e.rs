@@ -14,6 +14,7 @@
 //!   replug, the record exact.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
+//! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
@@ -23,6 +24,8 @@ mod demo;
 mod eeprom;
 #[path = "e2e/quiet.rs"]
 mod quiet;
+#[path = "e2e/relay.rs"]
+mod relay;
 #[path = "e2e/subscriber.rs"]
 mod subscriber;
 #[path = "e2e/unplug.rs"]

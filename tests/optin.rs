@@ -5,6 +5,8 @@
 //! A program missing is a failure with a message saying what to install, never a skip.
 //!
 //! * [`mosquitto`]: Debian's mosquitto as the broker (`apt-get install mosquitto`).
+//! * [`tournament`]: a room mosquitto bridged to a central one with the repository's example
+//!   configurations, three tables, two relays, restarts and the ACL.
 //! * [`browser`]: the viewer and arbiter pages in headless Chromium driven over WebDriver
 //!   (`apt-get install chromium chromium-driver`).
 //! * [`interop`]: third-party DGT and Millennium client programs (from `../shared/interop`)
@@ -21,3 +23,5 @@ mod interop;
 mod mosquitto;
 #[path = "optin/recording.rs"]
 mod recording;
+#[path = "optin/tournament.rs"]
+mod tournament;

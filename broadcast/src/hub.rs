@@ -8,7 +8,11 @@
 //! hub whenever the hub's generation counter moves. Operator actions from the arbiter page
 //! travel the other way on the `mpsc` channel returned by [`Hub::new`].
 
+mod mirror;
+
 use std::collections::{BTreeMap, VecDeque};
+
+pub use mirror::Mirrored;
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
@@ -402,7 +406,7 @@ impl Hub {
                 EventKind::Correction => {
                     metrics.corrections.get_or_create(&labels).inc();
                 }
-                EventKind::Alert | EventKind::End => {}
+                EventKind::Alert | EventKind::End | EventKind::Action => {}
             }
             metrics.events.get_or_create(&labels).inc();
             let json = to_json(&event);

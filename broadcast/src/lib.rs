@@ -19,6 +19,9 @@
 //!   [`http::serve`] with graceful shutdown; pages and assets embedded from `src/http/assets/`.
 //! - [`archive`]: the games recorded by the daemon, served read-only (`/api/games`).
 //! - [`health`]: what is up and what is down, for `/healthz`, `/readyz` and the pages.
+//! - [`relay`]: [`relay::Relay`], the tournament's web tier: every match under the prefix
+//!   mirrored from the broker into hubs ([`Hub::mirror_state`] and friends), served with the
+//!   same routes plus the tournament page and the arbiter console ([`relay::http`]).
 //! - [`metrics`]: the Prometheus registry (`prometheus-client`, explicit registry).
 //! - [`error`]: typed errors; a refused publish returns the unsent update.
 //!
@@ -34,6 +37,8 @@
 //! | `bughouse/<match>/state` | yes | 1 | [`wire::MatchState`] JSON |
 //! | `bughouse/<match>/events` | no | 1 | one [`wire::Event`] JSON, `seq` gap-free from 1 |
 //! | `bughouse/<match>/alerts` | no | 1 | alerts, same JSON, own `seq`; also on `events` if `alerts_public` |
+//! | `bughouse/<match>/operator` | no | 1 | an [`wire::OperatorAction`] for the table (from a relay); taken only if the publisher's `accept_operator` |
+//! | `bughouse/<match>/acks` | yes | 1 | `{"acked":[seq,..]}`: alerts acknowledged on a relay's console (written by relays) |
 //!
 //! # Wiring
 //!
@@ -66,6 +71,7 @@ pub mod http;
 pub mod hub;
 pub mod metrics;
 pub mod mqtt;
+pub mod relay;
 pub mod wire;
 
 pub use error::PublishError;

@@ -89,6 +89,9 @@ pub enum EventKind {
     /// A recorded move was replaced by the arbiter: the event names the move (`board`,
     /// `side`, `number`) and carries the new `san`; the `state` that follows is the truth.
     Correction,
+    /// An operator action was journaled and applied: `action` is its id, `code` its kind
+    /// (`promotion`, `result`, `replace`), so the console that sent it can show it applied.
+    Action,
 }
 
 /// One published event: a line of `bugbridge replay --events` plus `seq`.
@@ -142,6 +145,9 @@ pub struct Event {
     /// `promotion-not-shown`, `no-clock`, `late-put`, `premature`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// The id of the operator action an `action` event confirms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
 }
 
 impl Event {
@@ -163,6 +169,7 @@ impl Event {
             result: None,
             detail: None,
             flags: Vec::new(),
+            action: None,
         }
     }
 }
@@ -396,11 +403,47 @@ pub enum ActionKind {
 /// An operator action addressed to one match, as delivered on the hub's action channel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OperatorAction {
+    /// The action's id, unique across relays and daemons; the table confirms the action
+    /// with an `action` event carrying it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// The match the action is for (from the URL).
     pub match_id: String,
     /// What to do.
     #[serde(flatten)]
     pub kind: ActionKind,
+}
+
+impl ActionKind {
+    /// The action's name as in its JSON `"action"` tag.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActionKind::Promotion { .. } => "promotion",
+            ActionKind::Result { .. } => "result",
+            ActionKind::Replace { .. } => "replace",
+            ActionKind::Fill { .. } => "fill",
+        }
+    }
+}
+
+impl OperatorAction {
+    /// A fresh action id: host process, start time and a counter, so that ids from
+    /// different relays and restarts do not collide.
+    #[must_use]
+    pub fn new_id() -> String {
+        use std::sync::OnceLock;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static START: OnceLock<u128> = OnceLock::new();
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let start = *START.get_or_init(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        });
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{:x}-{:x}-{n}", std::process::id(), start % (1 << 48))
+    }
 }
 
 /// Topic names under a prefix: `<prefix>/<match>/<leaf>`.
@@ -417,6 +460,9 @@ pub mod topic {
     pub const EVENTS: &str = "events";
     /// Arbiter alerts, not retained.
     pub const ALERTS: &str = "alerts";
+    /// Operator actions for the table ([`OperatorAction`](super::OperatorAction) JSON), not
+    /// retained; taken only by a daemon whose configuration says `operator = true`.
+    pub const OPERATOR: &str = "operator";
 
     /// The full topic name `<prefix>/<match_id>/<leaf>`.
     #[must_use]

@@ -331,9 +331,12 @@ async fn valid_actions_reach_the_daemon() {
     let (_hub, mut actions, app) = setup(HubOptions::default());
     let (status, _) = post(&app, action_request(Some(TOKEN), "table-1", PROMOTION)).await;
     assert_eq!(status, StatusCode::ACCEPTED);
+    let received = actions.try_recv().unwrap();
+    assert!(received.id.is_some(), "every action gets an id");
     assert_eq!(
-        actions.try_recv().unwrap(),
+        received,
         OperatorAction {
+            id: received.id.clone(),
             match_id: "table-1".into(),
             kind: ActionKind::Promotion {
                 board: Board::A,

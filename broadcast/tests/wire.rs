@@ -124,6 +124,7 @@ fn operator_actions() {
     let delivered: Vec<OperatorAction> = actions
         .into_iter()
         .map(|kind| OperatorAction {
+            id: None,
             match_id: "table-1".into(),
             kind,
         })

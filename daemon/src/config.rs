@@ -222,6 +222,10 @@ pub struct RawMqtt {
     /// Also publish arbiter alerts on the public `events` topic.
     #[serde(default)]
     pub alerts_public: bool,
+    /// Take operator actions from `<prefix>/<match>/operator` (sent by a relay's arbiter
+    /// console); only with a broker ACL that lets no one else publish there.
+    #[serde(default)]
+    pub operator: bool,
     /// Where the embedded broker listens (`url = "embedded"`).
     #[serde(default)]
     pub embedded_listen: Option<Spanned<String>>,
@@ -339,6 +343,8 @@ pub struct MqttConfig {
     pub ca_file: Option<PathBuf>,
     /// Alerts also on the public topic.
     pub alerts_public: bool,
+    /// Operator actions taken from the `operator` topic.
+    pub operator: bool,
     /// Embedded broker address.
     pub embedded_listen: SocketAddr,
 }
@@ -599,6 +605,7 @@ impl Config {
                     password_file: m.password_file.as_deref().map(|p| relative_to(file, p)),
                     ca_file: m.ca_file.as_deref().map(|p| relative_to(file, p)),
                     alerts_public: m.alerts_public,
+                    operator: m.operator,
                     embedded_listen,
                 })
             }

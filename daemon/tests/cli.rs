@@ -451,3 +451,53 @@ fn check_refuses_an_absurd_game_after_reporting_the_ones_before() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn relay_refuses_bad_options_naming_them() {
+    for (args, wanted) in [
+        (&["relay", "--mqtt", "embedded"][..], "--mqtt"),
+        (&["relay", "--mqtt", "http://broker"][..], "--mqtt"),
+        (
+            &["relay", "--mqtt", "mqtt://127.0.0.1:1", "--delay=-5"][..],
+            "--delay",
+        ),
+        (
+            &["relay", "--mqtt", "mqtt://127.0.0.1:1", "--prefix", "a/#"][..],
+            "prefix",
+        ),
+        (
+            &[
+                "relay",
+                "--mqtt",
+                "mqtt://127.0.0.1:1",
+                "--arbiter-token-file",
+                "no/such/token",
+            ][..],
+            "no/such/token",
+        ),
+    ] {
+        let out = run(bin().args(args));
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(wanted), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn run_refuses_a_bad_match_id_or_tag_from_the_command_line() {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/minimal.toml");
+    let bad_id = run(bin()
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .args(["--match-id", "table 1"]));
+    assert_eq!(bad_id.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_id.stderr).contains("--match-id"));
+    let bad_tag = run(bin()
+        .arg("run")
+        .arg("--config")
+        .arg(&config)
+        .args(["--tag", "Round"]));
+    assert_eq!(bad_tag.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_tag.stderr).contains("KEY=VALUE"));
+}

@@ -16,6 +16,8 @@
 //! * [`the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view`]: a broker
 //!   that cannot be reached shows as `MQTT down (refused)` in both pages' header.
 //!
+//! * [`tournament`]: the relay's tournament page, and its public delay.
+//!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
 //! Waits are on the page's own state (`window.bugbridge`), the emulators' status or the
 //! daemon's API, each bounded by [`LIMIT`](bugbridge_tests::LIMIT); no fixed sleeps, no
@@ -27,6 +29,8 @@ mod driver;
 mod games;
 #[path = "browser/page.rs"]
 mod page;
+#[path = "browser/tournament.rs"]
+mod tournament;
 
 use std::net::SocketAddr;
 

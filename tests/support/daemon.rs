@@ -51,6 +51,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
             password_file: None,
             ca_file: None,
             alerts_public: false,
+            operator: false,
             embedded_listen: "127.0.0.1:0".parse().expect("an address"),
         }),
         http: Some(HttpConfig {

@@ -236,13 +236,18 @@ pub(crate) async fn action(
     if let Err(why) = validate(&kind) {
         return error(StatusCode::BAD_REQUEST, format!("bad action: {why}"));
     }
-    let action = OperatorAction { match_id: id, kind };
+    let action_id = OperatorAction::new_id();
+    let action = OperatorAction {
+        id: Some(action_id.clone()),
+        match_id: id,
+        kind,
+    };
     match app.hub.action_sender().try_send(action) {
         Ok(()) => {
             app.hub.metrics().operator_actions.inc();
             (
                 StatusCode::ACCEPTED,
-                axum::Json(serde_json::json!({ "accepted": true })),
+                axum::Json(serde_json::json!({ "accepted": true, "id": action_id })),
             )
                 .into_response()
         }

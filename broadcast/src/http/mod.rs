@@ -12,7 +12,7 @@
 //! | `GET /api/matches/{id}/stream` | SSE: `event: state` catch-up, then events (see [`sse`]) |
 //! | `GET /api/matches/{id}/alerts` | JSON array of the alerts kept (token) |
 //! | `GET /api/matches/{id}/alerts/stream` | SSE of alerts (token; `?token=` for `EventSource`) |
-//! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 |
+//! | `POST /api/matches/{id}/arbiter/actions` | an [`ActionKind`](crate::wire::ActionKind) JSON body (token) → 202 `{"accepted":true,"id":..}` |
 //! | `GET /api/games` | JSON array of [`GameSummary`](crate::wire::GameSummary): the recorded games |
 //! | `GET /api/games/{match}/{n}` | JSON [`GameRecord`](crate::wire::GameRecord): a game with a position per move |
 //! | `GET /api/games/{match}/{n}/bpgn` | its BPGN, `text/plain`, as an attachment `<match>-<n>.bpgn` |

@@ -9,6 +9,7 @@
 #[cfg(feature = "embedded-broker")]
 pub mod broker;
 pub mod failure;
+mod operator;
 pub mod options;
 mod poller;
 pub mod publisher;

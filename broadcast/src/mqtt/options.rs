@@ -60,6 +60,11 @@ pub struct PublisherOptions {
     pub backoff_max: Duration,
     /// Requests queued towards the connection before the publisher waits (backpressure).
     pub queue: usize,
+    /// Subscribe to `<prefix>/<will_match>/operator` and hand the operator actions that
+    /// arrive there to the hub's action channel, like the arbiter page's (configuration
+    /// key `[mqtt] operator`). Off by default: the broker's ACL must then restrict who may
+    /// publish there.
+    pub accept_operator: bool,
 }
 
 impl std::fmt::Debug for PublisherOptions {
@@ -77,6 +82,7 @@ impl std::fmt::Debug for PublisherOptions {
             .field("backoff_min", &self.backoff_min)
             .field("backoff_max", &self.backoff_max)
             .field("queue", &self.queue)
+            .field("accept_operator", &self.accept_operator)
             .finish()
     }
 }
@@ -154,6 +160,7 @@ impl PublisherOptions {
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(10),
             queue: 256,
+            accept_operator: false,
         })
     }
 

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rumqttc::{Event, EventLoop, Outgoing, Packet};
+use rumqttc::{AsyncClient, Event, EventLoop, Outgoing, Packet, QoS};
 use tokio::sync::{mpsc, watch};
 
 use super::failure::{Problem, classify};
@@ -43,6 +43,7 @@ pub(super) async fn poll(
     hub: Hub,
     (min, max): (Duration, Duration),
     broker: String,
+    operator: Option<(AsyncClient, String)>,
 ) {
     let metrics = hub.metrics();
     let mut delay = min;
@@ -86,6 +87,11 @@ pub(super) async fn poll(
                     s.problem = None;
                     s.failures = 0;
                 });
+                tracing::info!(epoch, "MQTT connected");
+                if let Some((client, name)) = &operator {
+                    // A clean session: subscribe again on every connection.
+                    let _ = client.try_subscribe(name.clone(), QoS::AtLeastOnce);
+                }
                 if notes.send(Note::Up).is_err() {
                     return;
                 }
@@ -98,6 +104,13 @@ pub(super) async fn poll(
                     epoch,
                     pkid: ack.pkid,
                 });
+            }
+            Ok(Event::Incoming(Packet::Publish(p))) => {
+                if let Some((_, name)) = &operator
+                    && p.topic == *name
+                {
+                    super::operator::take(&hub, name, &p.payload);
+                }
             }
             Ok(Event::Outgoing(Outgoing::Disconnect)) => {
                 gate.lock().unwrap_or_else(|e| e.into_inner()).up = false;

@@ -88,6 +88,7 @@ pub struct PublisherLoop {
     backoff: (Duration, Duration),
     will_match: Option<String>,
     broker: String,
+    operator_topic: Option<String>,
 }
 
 impl std::fmt::Debug for PublisherLoop {
@@ -164,6 +165,10 @@ impl Publisher {
                 true,
             ));
         }
+        let operator_topic = will_match
+            .as_ref()
+            .filter(|_| opts.accept_operator)
+            .map(|id| topic::name(&opts.topic_prefix, id, topic::OPERATOR));
         let (client, eventloop) = AsyncClient::new(mqtt, opts.queue.max(8));
         let (status, status_rx) = watch::channel(MqttStatus::default());
         Ok((
@@ -180,6 +185,7 @@ impl Publisher {
                 backoff: (opts.backoff_min, opts.backoff_max),
                 will_match,
                 broker: broker_name,
+                operator_topic,
             },
         ))
     }
@@ -396,6 +402,7 @@ impl PublisherLoop {
             backoff,
             will_match: _,
             broker,
+            operator_topic,
         } = self;
         hub.health().set_mqtt(crate::health::MqttHealth {
             broker: broker.clone(),
@@ -414,6 +421,7 @@ impl PublisherLoop {
             hub.clone(),
             backoff,
             broker,
+            operator_topic.map(|t| (client.clone(), t)),
         ));
         let mut generation = hub.generation_rx();
         let mut feeder = Feeder {

@@ -90,8 +90,13 @@ pub(super) fn check(config: &Config, file: Option<&Path>) -> Result<Prepared, Ap
         opts.embedded_listen = mqtt.embedded_listen;
         opts.will_match = Some(config.match_id.clone());
         opts.client_id = format!("bugbridge-{}", config.match_id);
+        opts.accept_operator = mqtt.operator;
         if let Some(user) = &mqtt.username {
             opts.username = Some(user.clone());
+        } else if mqtt.password_file.is_some() {
+            // One broker user per table, named as its match (config/mosquitto/acl.conf), so
+            // one file with --match-id serves every table.
+            opts.username = Some(config.match_id.clone());
         }
         if let Some(path) = &mqtt.password_file {
             opts.password = Some(read_secret(path, file, "mqtt.password_file")?);

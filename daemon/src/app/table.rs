@@ -315,7 +315,28 @@ impl Table {
             .map_err(|e| AppError::Record(e.to_string()))?;
         info!(?action, "operator action journaled");
         let decided = self.game.feed(t, &ev, wall_ms());
-        self.after(decided, true)
+        let decided = self.after(decided, true)?;
+        self.confirm(t, action);
+        Ok(decided)
+    }
+
+    /// Publishes an `action` event carrying the action's id, so that the console that sent
+    /// it (possibly through a relay and a broker) can show it was applied.
+    fn confirm(&self, t: u64, action: &wire::OperatorAction) {
+        let (Some(hub), Some(id)) = (&self.hub, &action.id) else {
+            return;
+        };
+        let mut event = wire::Event::new(wire::EventKind::Action, t);
+        event.action = Some(id.clone());
+        event.code = Some(action.kind.name().to_owned());
+        let update = Update {
+            state: publish::state(&self.game.view()),
+            bpgn: self.game.bpgn(),
+            events: vec![event],
+        };
+        if let Err(e) = hub.publish(&self.match_id, update) {
+            debug!("not published: {e}");
+        }
     }
 
     /// Lets the inference's timers run (clockless commits, drop tolerances).
@@ -632,6 +653,7 @@ mod tests {
         feed(&mut table, first_move());
         assert_eq!(table.game.record().len(), 1);
         let resign = wire::OperatorAction {
+            id: None,
             match_id: "t".into(),
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),
@@ -666,6 +688,7 @@ mod tests {
         let mut table = Table::open(&config, None).unwrap();
         feed(&mut table, first_move());
         let draw = wire::OperatorAction {
+            id: None,
             match_id: "t".into(),
             kind: wire::ActionKind::Result {
                 result: "1/2-1/2".into(),
@@ -759,6 +782,7 @@ mod tests {
         feed(&mut table, first_move());
         table
             .on_action(&wire::OperatorAction {
+                id: None,
                 match_id: "t".into(),
                 kind: wire::ActionKind::Result {
                     result: "1/2-1/2".into(),
@@ -832,6 +856,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let mut table = Table::open(&config(&dir), None).unwrap();
         let bad = wire::OperatorAction {
+            id: None,
             match_id: "t".into(),
             kind: wire::ActionKind::Promotion {
                 board: wire::Board::A,
@@ -860,6 +885,7 @@ mod tests {
             "a game in progress is the live match"
         );
         let resign = wire::OperatorAction {
+            id: None,
             match_id: "t".into(),
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),

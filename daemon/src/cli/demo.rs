@@ -294,6 +294,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
             password_file: None,
             ca_file: None,
             alerts_public: false,
+            operator: false,
             embedded_listen: args.mqtt,
         }),
         http: Some(HttpConfig {

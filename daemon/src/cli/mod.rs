@@ -9,6 +9,7 @@ pub mod demo;
 pub mod docs;
 pub mod hardware;
 pub mod logging;
+pub mod relay;
 pub mod replay;
 pub mod run;
 mod showcase;
@@ -54,6 +55,8 @@ pub enum Command {
     Completions(docs::CompletionsArgs),
     /// The manual page (roff) of bugbridge or of one subcommand, on stdout.
     Man(docs::ManArgs),
+    /// A tournament's web tier: every match under the broker's prefix, one page for all.
+    Relay(relay::RelayArgs),
 }
 
 impl Cli {
@@ -70,6 +73,7 @@ impl Cli {
             Command::Emulate(args) => hardware::run_emulate(args),
             Command::Completions(args) => docs::run_completions(args),
             Command::Man(args) => docs::run_man(args),
+            Command::Relay(args) => relay::run(args),
         }
     }
 }

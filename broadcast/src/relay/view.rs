@@ -1,0 +1,312 @@
+//! One view of the tournament: a hub holding every match plus each table's `status`, and a
+//! change feed for the tournament page. The relay keeps one live view (arbiters) and, with
+//! `--delay`, a second one fed the same messages that many seconds later (the public).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use super::message::Message;
+use crate::hub::{Hub, HubOptions, Mirrored};
+use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
+
+/// How many alerts the console keeps (all tables together).
+const CONSOLE_LOG: usize = 10_000;
+
+/// One line of the arbiter console: an alert of one table and whether it was acknowledged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsoleAlert {
+    /// The table's match id.
+    #[serde(rename = "match")]
+    pub match_id: String,
+    /// Whether an arbiter acknowledged it.
+    pub acked: bool,
+    /// The alert as the table published it (`seq` is its alert sequence).
+    #[serde(flatten)]
+    pub alert: Event,
+}
+
+/// One table on the tournament page: `GET /api/tournament` and the tournament stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableSummary {
+    /// The match id.
+    pub id: String,
+    /// `online`, `offline`, or `unknown` before the retained status arrived.
+    pub status: String,
+    /// `seq` of the last event.
+    pub seq: u64,
+    /// The full BFEN.
+    pub bfen: String,
+    /// Both boards (names, BFEN half, holdings, last move).
+    pub boards: ByBoard<BoardState>,
+    /// The four clocks.
+    pub clocks: Clocks,
+    /// How many moves were played.
+    pub plies: usize,
+    /// The BPGN tags (`Event`, `Round`, `Table`, players).
+    pub tags: BTreeMap<String, String>,
+    /// The result once the match has ended.
+    #[serde(default)]
+    pub result: Option<MatchResult>,
+    /// Relative URL of the match's viewer.
+    pub viewer: String,
+}
+
+/// What applying a message found out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applied {
+    /// Taken (or harmlessly ignored).
+    Done,
+    /// An event arrived after a hole in its `seq`: the match's retained state must be read
+    /// again.
+    Gap,
+}
+
+#[derive(Debug)]
+struct Inner {
+    hub: Hub,
+    status: RwLock<BTreeMap<String, bool>>,
+    acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
+    /// Every table's alerts in the order they arrived (bounded).
+    log: RwLock<VecDeque<ConsoleAlert>>,
+    /// Each change as a ready SSE frame (`event: table`), serialised once for all streams.
+    changes: broadcast::Sender<Bytes>,
+    console: broadcast::Sender<Bytes>,
+}
+
+/// A hub plus the tables' status; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct View {
+    inner: Arc<Inner>,
+}
+
+impl View {
+    /// An empty view; `hub` is the hub it fills.
+    #[must_use]
+    pub fn new(hub: Hub) -> Self {
+        View {
+            inner: Arc::new(Inner {
+                hub,
+                status: RwLock::default(),
+                acks: RwLock::default(),
+                log: RwLock::default(),
+                changes: broadcast::channel(1024).0,
+                console: broadcast::channel(1024).0,
+            }),
+        }
+    }
+
+    /// An empty view with a fresh hub (its operator action channel is dropped: a delayed
+    /// view takes no action).
+    #[must_use]
+    pub fn with_options(opts: HubOptions) -> Self {
+        View::new(Hub::new(opts).0)
+    }
+
+    /// The hub behind the view.
+    #[must_use]
+    pub fn hub(&self) -> &Hub {
+        &self.inner.hub
+    }
+
+    /// Applies one message of `match_id`.
+    pub fn apply(&self, match_id: &str, message: Message) -> Applied {
+        let hub = &self.inner.hub;
+        let mut applied = Applied::Done;
+        let changed = match message {
+            Message::Status(online) => {
+                let mut status = self.inner.status.write().unwrap_or_else(|e| e.into_inner());
+                let before = status.insert(match_id.to_owned(), online);
+                drop(status);
+                if online && before == Some(false) {
+                    // Back after being offline: a new daemon process, which numbers its
+                    // events from 1 again.
+                    hub.mirror_restart(match_id);
+                }
+                before != Some(online)
+            }
+            Message::State(state) => hub.mirror_state(match_id, *state),
+            Message::Bpgn(bpgn) => {
+                hub.mirror_bpgn(match_id, bpgn);
+                false
+            }
+            Message::Event(event) => {
+                let mirrored = hub.mirror_event(match_id, &event);
+                if mirrored == Mirrored::Gap {
+                    applied = Applied::Gap;
+                }
+                if event.kind == EventKind::Action
+                    && matches!(mirrored, Mirrored::Applied | Mirrored::Gap)
+                {
+                    let json = serde_json::json!({
+                        "match": match_id,
+                        "action": event.action,
+                        "code": event.code,
+                        "t": event.t,
+                    });
+                    self.console_send("action", &json);
+                }
+                false
+            }
+            Message::Alert(alert) => {
+                if matches!(
+                    hub.mirror_alert(match_id, &alert),
+                    Mirrored::Applied | Mirrored::Gap
+                ) {
+                    let line = ConsoleAlert {
+                        match_id: match_id.to_owned(),
+                        acked: self.is_acked(match_id, alert.seq),
+                        alert,
+                    };
+                    self.console_send("alert", &line);
+                    let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
+                    if log.len() >= CONSOLE_LOG {
+                        log.pop_front();
+                    }
+                    log.push_back(line);
+                }
+                false
+            }
+            Message::Acks(seqs) => {
+                let set: BTreeSet<u64> = seqs.into_iter().collect();
+                let json = serde_json::json!({ "match": match_id, "acked": set });
+                self.inner
+                    .acks
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(match_id.to_owned(), set);
+                self.console_send("acks", &json);
+                false
+            }
+        };
+        if changed && self.inner.changes.receiver_count() > 0 {
+            let json = serde_json::to_vec(&self.summary(match_id)).unwrap_or_default();
+            let _ = self
+                .inner
+                .changes
+                .send(crate::hub::sse_frame(None, Some("table"), &json));
+        }
+        applied
+    }
+
+    fn console_send(&self, event: &str, value: &impl Serialize) {
+        let json = serde_json::to_vec(value).unwrap_or_default();
+        let _ = self
+            .inner
+            .console
+            .send(crate::hub::sse_frame(None, Some(event), &json));
+    }
+
+    /// The arbiter console's feed: SSE frames `alert`, `action` (a table confirmed an
+    /// operator action) and `acks` (a match's acknowledged alerts changed).
+    #[must_use]
+    pub fn console(&self) -> broadcast::Receiver<Bytes> {
+        self.inner.console.subscribe()
+    }
+
+    /// Whether alert `seq` of `match_id` was acknowledged.
+    #[must_use]
+    pub fn is_acked(&self, match_id: &str, seq: u64) -> bool {
+        self.inner
+            .acks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .is_some_and(|s| s.contains(&seq))
+    }
+
+    /// Marks alert `seq` of `match_id` (un)acknowledged; returns the match's new list.
+    pub fn set_acked(&self, match_id: &str, seq: u64, acked: bool) -> Vec<u64> {
+        let mut acks = self.inner.acks.write().unwrap_or_else(|e| e.into_inner());
+        let set = acks.entry(match_id.to_owned()).or_default();
+        if acked {
+            set.insert(seq);
+        } else {
+            set.remove(&seq);
+        }
+        set.iter().copied().collect()
+    }
+
+    /// Every table's alerts received since the relay started, newest first, or only those
+    /// of `table`.
+    #[must_use]
+    pub fn console_alerts(&self, table: Option<&str>) -> Vec<ConsoleAlert> {
+        let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+        log.iter()
+            .rev()
+            .filter(|a| table.is_none_or(|t| t == a.match_id))
+            .map(|a| ConsoleAlert {
+                acked: self.is_acked(&a.match_id, a.alert.seq),
+                ..a.clone()
+            })
+            .collect()
+    }
+
+    /// Whether the table's daemon is online (`None`: no status seen yet).
+    #[must_use]
+    pub fn online(&self, match_id: &str) -> Option<bool> {
+        self.inner
+            .status
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(match_id)
+            .copied()
+    }
+
+    /// The ids of the tables known: with a state, or with a status only.
+    #[must_use]
+    pub fn table_ids(&self) -> Vec<String> {
+        let mut ids = self.inner.hub.match_ids();
+        for id in self
+            .inner
+            .status
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+        {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+        ids.sort();
+        ids
+    }
+
+    /// The tournament page's line for `match_id`.
+    #[must_use]
+    pub fn summary(&self, match_id: &str) -> TableSummary {
+        let state = self.inner.hub.state(match_id).unwrap_or_default();
+        let status = match self.online(match_id) {
+            Some(true) => "online",
+            Some(false) => "offline",
+            None => "unknown",
+        };
+        TableSummary {
+            id: match_id.to_owned(),
+            status: status.to_owned(),
+            seq: state.seq,
+            bfen: state.bfen,
+            boards: state.boards,
+            clocks: state.clocks,
+            plies: state.moves.len(),
+            tags: state.tags,
+            result: state.result,
+            viewer: format!("/match/{match_id}"),
+        }
+    }
+
+    /// Every table's line, sorted by id (the page groups and orders them by their tags).
+    #[must_use]
+    pub fn summaries(&self) -> Vec<TableSummary> {
+        self.table_ids().iter().map(|id| self.summary(id)).collect()
+    }
+
+    /// The tables' lines as they change (state or status), as `event: table` SSE frames.
+    #[must_use]
+    pub fn changes(&self) -> broadcast::Receiver<Bytes> {
+        self.inner.changes.subscribe()
+    }
+}

@@ -1,0 +1,515 @@
+//! The tournament tier under load (a harness of its own, `harness = false`): a generator
+//! publishes 100 tables' matches (the demo's recorded game, one ply every 1.2 s per table,
+//! tables out of phase, each through its own real publisher and MQTT connection) to Debian's
+//! mosquitto; two relays (`bugbridge-e2e relay`, processes of their own) serve 10,000 SSE
+//! viewers: 9,000 on the matches' streams (90 per match, half on each relay) and 1,000 on
+//! the tournament page's stream. Printed:
+//!
+//! * p50/p99/max from the table's `Hub::publish` to the viewer reading the event (match
+//!   streams) or the table's line (tournament stream), over the measurement window;
+//! * each relay's resident set (`VmRSS`) with 100 tables and 5,000 viewers;
+//! * a relay restarted mid-round: the time until it serves all 100 tables at least as far
+//!   as they were when it was started again.
+//!
+//! Generator, viewers and relays share this machine's cores: the figures include that
+//! contention. Needs `mosquitto` (`apt-get install mosquitto`).
+//!
+//! Run: `cargo bench -p bugbridge-tests --bench tournament`.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
+use bugbridge_broadcast::wire::{
+    BoardClock, BoardState, ByBoard, Clocks, Event, EventKind, MatchState, MoveEntry, Side,
+};
+use bugbridge_broadcast::{Hub, HubOptions, Update};
+use bugbridge_tests::game::{DEMO_GAME, ExpectedMove, TestGame};
+use bugbridge_tests::temp::TempDir;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const TABLES: usize = 100;
+const MATCH_VIEWERS: usize = 9_000;
+const PAGE_VIEWERS: usize = 1_000;
+const PLY_EVERY: Duration = Duration::from_millis(1200);
+const WARM_UP: Duration = Duration::from_secs(8);
+const MEASURE: Duration = Duration::from_secs(20);
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    rt.block_on(bench());
+}
+
+fn mosquitto_binary() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
+        .map(|d| d.join("mosquitto"))
+        .find(|p| p.is_file())
+        .expect("the benchmark needs mosquitto: apt-get install mosquitto")
+}
+
+fn free_addr() -> SocketAddr {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    probe.local_addr().expect("an address")
+}
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A relay process; returns it and its HTTP address (from its first stdout line).
+fn relay(broker: SocketAddr, name: &str) -> (Killed, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"))
+        .args(["relay", "--mqtt", &format!("mqtt://{broker}")])
+        .args([
+            "--http",
+            "127.0.0.1:0",
+            "--client-id",
+            name,
+            "--log-level",
+            "warn",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the relay starts");
+    let stdout = child.stdout.take().expect("its stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("its address");
+    let addr = line
+        .trim()
+        .strip_prefix("relay: http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .and_then(|a| a.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (Killed(child), addr)
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// When each table published each `seq`.
+struct Clock {
+    start: Instant,
+    published: Vec<RwLock<Vec<u64>>>,
+    seq: Vec<AtomicU64>,
+}
+
+impl Clock {
+    fn micros(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+}
+
+fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> MatchState {
+    let last = moves.last();
+    let bfen = last.map_or_else(String::new, |m| m.bfen.clone());
+    let halves: Vec<&str> = bfen.split(" | ").collect();
+    let board = |i: usize, w: &str, b: &str| BoardState {
+        white: names.get(w).cloned(),
+        black: names.get(b).cloned(),
+        bfen: halves.get(i).copied().unwrap_or_default().to_owned(),
+        holdings: String::new(),
+        to_move: Side::White,
+        last_move: None,
+        connected: true,
+    };
+    MatchState {
+        bfen: bfen.clone(),
+        boards: ByBoard {
+            A: board(0, "WhiteA", "BlackA"),
+            B: board(1, "WhiteB", "BlackB"),
+        },
+        clocks: Clocks {
+            at: 1_790_000_000_000,
+            A: BoardClock {
+                white: 170.0,
+                black: 171.0,
+                running: Some(Side::White),
+            },
+            B: BoardClock {
+                white: 168.0,
+                black: 169.0,
+                running: Some(Side::Black),
+            },
+        },
+        moves: moves
+            .iter()
+            .map(|m| MoveEntry {
+                board: m.board,
+                side: m.side,
+                number: m.number,
+                san: m.san.clone(),
+                clock: m.clock,
+            })
+            .collect(),
+        tags: names.clone(),
+        ..MatchState::default()
+    }
+}
+
+/// One table: publishes the game's plies at real speed, looping, until `stop`.
+async fn table(
+    i: usize,
+    broker: SocketAddr,
+    game: Arc<TestGame>,
+    clock: Arc<Clock>,
+    stop: tokio::sync::watch::Receiver<bool>,
+) {
+    let id = format!("t{i:03}");
+    let (hub, _actions) = Hub::new(HubOptions::default());
+    let mut opts = PublisherOptions::from_url(&format!("mqtt://{broker}")).expect("a URL");
+    opts.client_id = format!("bench-{id}");
+    opts.will_match = Some(id.clone());
+    let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
+    let mut publisher_stop = stop.clone();
+    tokio::spawn(publisher.run(async move {
+        let _ = publisher_stop.wait_for(|s| *s).await;
+    }));
+    let mut names = BTreeMap::new();
+    for (k, v) in [
+        ("WhiteA", "Ann"),
+        ("BlackA", "Bob"),
+        ("WhiteB", "Cid"),
+        ("BlackB", "Dee"),
+    ] {
+        names.insert(k.to_owned(), format!("{v} {i}"));
+    }
+    names.insert("Event".into(), "Bench Open".into());
+    names.insert("Round".into(), "1".into());
+    names.insert("Table".into(), (i + 1).to_string());
+    hub.publish(
+        &id,
+        Update {
+            state: state_after(&[], &names),
+            bpgn: String::new(),
+            events: Vec::new(),
+        },
+    )
+    .expect("a valid id");
+    // Out of phase: table i starts its first ply i/TABLES of a ply period late.
+    let offset = PLY_EVERY.mul_f64(i as f64 / TABLES as f64);
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + offset, PLY_EVERY);
+    let mut ply = 0usize;
+    let mut seq = 0u64;
+    while !*stop.borrow() {
+        tick.tick().await;
+        ply = if ply == game.moves.len() { 1 } else { ply + 1 };
+        let played = &game.moves[..ply];
+        let m = &played[ply - 1];
+        let event = Event {
+            board: Some(m.board),
+            side: Some(m.side),
+            number: Some(m.number),
+            san: Some(m.san.clone()),
+            clock: m.clock,
+            bfen: Some(m.bfen.clone()),
+            ..Event::new(EventKind::Move, seq * 1200)
+        };
+        seq += 1;
+        {
+            let mut published = clock.published[i].write().expect("not poisoned");
+            if published.len() <= usize::try_from(seq).unwrap_or(usize::MAX) {
+                published.resize(usize::try_from(seq).unwrap_or(0) + 1, 0);
+            }
+            published[usize::try_from(seq).unwrap_or(0)] = clock.micros();
+        }
+        clock.seq[i].store(seq, Ordering::Relaxed);
+        let _ = hub.publish(
+            &id,
+            Update {
+                state: state_after(played, &names),
+                bpgn: format!("[Event \"Bench Open\"]\n\n{} plies\n", ply),
+                events: vec![event],
+            },
+        );
+    }
+}
+
+type Samples = Arc<Mutex<Vec<u64>>>;
+
+/// Viewers whose stream answered, and viewers that could not connect.
+static STREAMING: AtomicU64 = AtomicU64::new(0);
+static FAILED: AtomicU64 = AtomicU64::new(0);
+
+/// One SSE viewer: reads `path` on `addr`, and for each event (match stream: `id: N` frames
+/// without `event:`; tournament stream: `table` frames) records the latency from its
+/// publication, while `measuring`.
+async fn viewer(
+    addr: SocketAddr,
+    path: String,
+    table_of: Option<usize>,
+    clock: Arc<Clock>,
+    samples: Samples,
+    measuring: Arc<std::sync::atomic::AtomicBool>,
+) {
+    let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await else {
+        FAILED.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let request =
+        format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+    if stream.write_all(request.as_bytes()).await.is_err() {
+        return;
+    }
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut pending = String::new();
+    let mut local = Vec::new();
+    let mut counted = false;
+    loop {
+        let n = match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        if pending.is_empty() && !std::mem::replace(&mut counted, true) {
+            STREAMING.fetch_add(1, Ordering::Relaxed);
+        }
+        let now = clock.micros();
+        pending.push_str(&String::from_utf8_lossy(&buf[..n]));
+        while let Some(end) = pending.find("\n\n") {
+            let frame: String = pending.drain(..end + 2).collect();
+            if !measuring.load(Ordering::Relaxed) {
+                continue;
+            }
+            let (table, seq) = match table_of {
+                Some(t) => {
+                    if frame.contains("event:") {
+                        continue;
+                    }
+                    let Some(id) = frame.find("id: ") else {
+                        continue;
+                    };
+                    let seq = frame[id + 4..]
+                        .split('\n')
+                        .next()
+                        .and_then(|v| v.trim().parse::<u64>().ok());
+                    (t, seq)
+                }
+                None => {
+                    if !frame.contains("event: table\n") {
+                        continue;
+                    }
+                    // `{"id":"t042","status":..,"seq":N,...}`: read the two fields only.
+                    let field = |key: &str| {
+                        frame.find(key).map(|at| {
+                            frame[at + key.len()..]
+                                .chars()
+                                .take_while(char::is_ascii_digit)
+                                .collect::<String>()
+                        })
+                    };
+                    let t = field("\"id\":\"t").and_then(|v| v.parse::<usize>().ok());
+                    let Some(t) = t else { continue };
+                    (t, field("\"seq\":").and_then(|v| v.parse().ok()))
+                }
+            };
+            let Some(seq) = seq else { continue };
+            let published = clock.published[table]
+                .read()
+                .expect("not poisoned")
+                .get(usize::try_from(seq).unwrap_or(usize::MAX))
+                .copied();
+            if let Some(at) = published.filter(|at| *at > 0) {
+                local.push(now.saturating_sub(at));
+            }
+        }
+        if !local.is_empty() {
+            samples.lock().expect("not poisoned").append(&mut local);
+        }
+    }
+    samples.lock().expect("not poisoned").append(&mut local);
+}
+
+fn percentiles(name: &str, samples: &Samples) {
+    let mut v = samples.lock().expect("not poisoned").clone();
+    v.sort_unstable();
+    if v.is_empty() {
+        println!("{name}: no samples");
+        return;
+    }
+    let at = |q: f64| v[((v.len() - 1) as f64 * q) as usize] as f64 / 1000.0;
+    println!(
+        "{name}: {} deliveries, p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        v.len(),
+        at(0.5),
+        at(0.99),
+        *v.last().unwrap_or(&0) as f64 / 1000.0
+    );
+}
+
+/// The tables a relay serves at least up to `seqs`: how many.
+async fn complete(addr: SocketAddr, seqs: &[u64]) -> usize {
+    let (status, body) = bugbridge_tests::http::get(addr, "/api/tournament").await;
+    if status != 200 {
+        return 0;
+    }
+    let list: Vec<serde_json::Value> = serde_json::from_str(&body).unwrap_or_default();
+    list.iter()
+        .filter(|t| {
+            let i = t["id"]
+                .as_str()
+                .and_then(|s| s.strip_prefix('t'))
+                .and_then(|s| s.parse::<usize>().ok());
+            i.is_some_and(|i| t["seq"].as_u64().unwrap_or(0) >= seqs[i] && t["status"] == "online")
+        })
+        .count()
+}
+
+async fn bench() {
+    let dir = TempDir::new("bench-tournament");
+    let broker = free_addr();
+    let conf = dir.path().join("mosquitto.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "listener {} 127.0.0.1\nallow_anonymous true\npersistence false\nuser root\n\
+             message_size_limit 4194304\nmax_queued_messages 10000\nlog_dest none\n",
+            broker.port()
+        ),
+    )
+    .expect("a config");
+    let _mosquitto = Killed(
+        Command::new(mosquitto_binary())
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mosquitto starts"),
+    );
+    while std::net::TcpStream::connect(broker).is_err() {
+        // Waiting for another process to bind its port: nothing to wait on but the port.
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (relay_a, http_a) = relay(broker, "bench-relay-a");
+    let (mut relay_b, mut http_b) = relay(broker, "bench-relay-b");
+
+    let game = Arc::new(TestGame::from_bpgn(DEMO_GAME, None));
+    let clock = Arc::new(Clock {
+        start: Instant::now(),
+        published: (0..TABLES).map(|_| RwLock::new(Vec::new())).collect(),
+        seq: (0..TABLES).map(|_| AtomicU64::new(0)).collect(),
+    });
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    for i in 0..TABLES {
+        tokio::spawn(table(
+            i,
+            broker,
+            game.clone(),
+            clock.clone(),
+            stop_rx.clone(),
+        ));
+    }
+    // Every table served before the viewers arrive.
+    let zero = vec![0; TABLES];
+    while complete(http_a, &zero).await < TABLES || complete(http_b, &zero).await < TABLES {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let measuring = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let match_samples: Samples = Arc::default();
+    let page_samples: Samples = Arc::default();
+    let connect_start = Instant::now();
+    for v in 0..MATCH_VIEWERS {
+        let t = v % TABLES;
+        let addr = if v % 2 == 0 { http_a } else { http_b };
+        tokio::spawn(viewer(
+            addr,
+            format!("/api/matches/t{t:03}/stream"),
+            Some(t),
+            clock.clone(),
+            match_samples.clone(),
+            measuring.clone(),
+        ));
+        if v % 500 == 499 {
+            tokio::task::yield_now().await;
+        }
+    }
+    for v in 0..PAGE_VIEWERS {
+        let addr = if v % 2 == 0 { http_a } else { http_b };
+        tokio::spawn(viewer(
+            addr,
+            "/api/tournament/stream".to_owned(),
+            None,
+            clock.clone(),
+            page_samples.clone(),
+            measuring.clone(),
+        ));
+    }
+    println!(
+        "{TABLES} tables, {MATCH_VIEWERS} match viewers + {PAGE_VIEWERS} tournament-page viewers, \
+         two relays (connections opened in {:.1} s)",
+        connect_start.elapsed().as_secs_f64()
+    );
+    tokio::time::sleep(WARM_UP).await;
+    println!(
+        "viewers streaming after the warm-up: {} (connections refused: {})",
+        STREAMING.load(Ordering::Relaxed),
+        FAILED.load(Ordering::Relaxed)
+    );
+    measuring.store(true, Ordering::Relaxed);
+    tokio::time::sleep(MEASURE).await;
+    measuring.store(false, Ordering::Relaxed);
+    percentiles("publish -> match viewer", &match_samples);
+    percentiles("publish -> tournament page viewer", &page_samples);
+    println!(
+        "relay RSS with {TABLES} tables and ~{} viewers each: A {} MiB, B {} MiB",
+        (MATCH_VIEWERS + PAGE_VIEWERS) / 2,
+        rss_kib(relay_a.0.id()) / 1024,
+        rss_kib(relay_b.0.id()) / 1024
+    );
+
+    // Relay B restarted mid-round (its viewers gone with it).
+    drop(relay_b);
+    let at_restart: Vec<u64> = clock
+        .seq
+        .iter()
+        .map(|s| s.load(Ordering::Relaxed))
+        .collect();
+    let restarted = Instant::now();
+    (relay_b, http_b) = relay(broker, "bench-relay-b");
+    loop {
+        if complete(http_b, &at_restart).await == TABLES {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(
+            restarted.elapsed() < Duration::from_secs(60),
+            "relay B never complete"
+        );
+    }
+    println!(
+        "relay restarted mid-round: all {TABLES} tables complete after {:.2} s (process start included)",
+        restarted.elapsed().as_secs_f64()
+    );
+    println!(
+        "relay B RSS after the restart (no viewers): {} MiB",
+        rss_kib(relay_b.0.id()) / 1024
+    );
+    stop_tx.send_replace(true);
+}

@@ -1,0 +1,248 @@
+//! The relay's tournament page in headless Chromium: three tables published through the
+//! broker (each by its own publisher, with positions of the corpus game `1934301`), a
+//! relay with a public delay. The page shows every table's squares as the relay's state
+//! says, grouped by round and ordered by the `Table` tag; a table that goes offline shows
+//! so; a move reaches the arbiter's view at once and the public page only after the delay.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
+use bugbridge_broadcast::wire::{BoardState, ByBoard, MatchState, MoveEntry};
+use bugbridge_broadcast::{Hub, HubOptions, Update};
+use bugbridge_tests::game::TestGame;
+use bugbridge_tests::mqtt::RestartableBroker;
+use bugbridge_tests::relay::{RunningRelay, TOKEN};
+use serde_json::Value;
+
+use super::driver::Browser;
+
+const DELAY: Duration = Duration::from_secs(3);
+
+/// `(board, square, piece)` of a BFEN half's placement; promoted pieces as their letter.
+fn placement(board: &str, bfen: &str) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    let field = bfen.split_whitespace().next().unwrap_or_default();
+    let field = field.split('[').next().unwrap_or_default();
+    for (r, rank) in field.split('/').take(8).enumerate() {
+        let mut file = 0u8;
+        for c in rank.chars() {
+            if let Some(d) = c.to_digit(10) {
+                file += u8::try_from(d).unwrap_or(0);
+            } else if c.is_ascii_alphabetic() {
+                let square = format!("{}{}", char::from(b'a' + file), 8 - r);
+                out.insert((board.to_owned(), square, c.to_string()));
+                file += 1;
+            }
+        }
+    }
+    out
+}
+
+fn state(game: &TestGame, plies: usize, table: &str) -> MatchState {
+    let last = &game.moves[plies - 1];
+    let halves: Vec<&str> = last.bfen.split(" | ").collect();
+    let board = |i: usize| BoardState {
+        bfen: halves[i].to_owned(),
+        connected: true,
+        ..BoardState::default()
+    };
+    let mut tags = std::collections::BTreeMap::new();
+    tags.insert("Event".to_owned(), "Browser Open".to_owned());
+    tags.insert("Round".to_owned(), "2".to_owned());
+    tags.insert("Table".to_owned(), table.to_owned());
+    MatchState {
+        bfen: last.bfen.clone(),
+        boards: ByBoard {
+            A: board(0),
+            B: board(1),
+        },
+        moves: game.moves[..plies]
+            .iter()
+            .map(|m| MoveEntry {
+                board: m.board,
+                side: m.side,
+                number: m.number,
+                san: m.san.clone(),
+                clock: m.clock,
+            })
+            .collect(),
+        tags,
+        ..MatchState::default()
+    }
+}
+
+struct Publishing {
+    hub: Hub,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+fn publishing(broker: &str, id: &str) -> Publishing {
+    let (hub, _actions) = Hub::new(HubOptions::default());
+    let mut opts = PublisherOptions::from_url(broker).expect("a URL");
+    opts.client_id = format!("browser-{id}");
+    opts.will_match = Some(id.to_owned());
+    let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(publisher.run(async {
+        let _ = stopped.await;
+    }));
+    Publishing { hub, stop, task }
+}
+
+const CARD_SQUARES: &str = "const card = document.querySelector('.table-card[data-match=\"' + arguments[0] + '\"]'); \
+    if (!card) return null; \
+    return [...card.querySelectorAll('[data-square]')].flatMap((sq) => { \
+      const p = sq.querySelector('[data-piece]'); \
+      return p ? [[sq.dataset.board, sq.dataset.square, p.dataset.piece]] : []; });";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay() {
+    let game = TestGame::demo_prefix(40);
+    let broker = RestartableBroker::start().await;
+    let relay = RunningRelay::start(&broker.url(), "browser-relay", DELAY).await;
+    // Ids and Table tags in different orders: the page orders by the tag.
+    let tables = [("t1", "3", 10), ("t2", "1", 20), ("t3", "2", 30)];
+    let mut publishers = Vec::new();
+    for (id, table, plies) in tables {
+        let p = publishing(&broker.url(), id);
+        p.hub
+            .publish(
+                id,
+                Update {
+                    state: state(&game, plies, table),
+                    bpgn: String::new(),
+                    events: Vec::new(),
+                },
+            )
+            .expect("a valid id");
+        publishers.push(p);
+    }
+    relay
+        .until("the public view holds every table", |r| {
+            tables.iter().all(|(id, _, plies)| {
+                r.public()
+                    .hub()
+                    .state(id)
+                    .is_some_and(|s| s.moves.len() == *plies)
+            })
+        })
+        .await;
+
+    let browser = Browser::start().await;
+    let base = format!("http://{}", relay.http);
+    browser.goto(&format!("{base}/")).await;
+    browser
+        .wait_for(
+            "three tables on the page",
+            "return document.querySelectorAll('.table-card').length === 3;",
+            vec![],
+        )
+        .await;
+    for (id, _, _) in tables {
+        let truth = relay.relay.public().hub().state(id).expect("served");
+        let mut wanted = placement("A", &truth.boards.A.bfen);
+        wanted.extend(placement("B", &truth.boards.B.bfen));
+        let shown = browser.eval(CARD_SQUARES, vec![id.into()]).await;
+        let shown: BTreeSet<(String, String, String)> = shown
+            .as_array()
+            .expect("squares")
+            .iter()
+            .map(|v| {
+                let s = |i: usize| v[i].as_str().unwrap_or_default().to_owned();
+                (s(0), s(1), s(2))
+            })
+            .collect();
+        assert_eq!(shown, wanted, "{id}: the page's squares are the relay's");
+    }
+    let order = browser
+        .eval(
+            "return [...document.querySelectorAll('section.round .table-card')].map((c) => c.dataset.match);",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        order,
+        Value::from(vec!["t2", "t3", "t1"]),
+        "ordered by Table"
+    );
+    let group = browser
+        .eval(
+            "const s = document.querySelector('section.round'); return [s.dataset.event, s.dataset.round];",
+            vec![],
+        )
+        .await;
+    assert_eq!(group, Value::from(vec!["Browser Open", "2"]));
+    browser.screenshot("tournament-page").await;
+
+    // The arbiter's view of t2 is live; the public page follows after the delay.
+    browser
+        .goto(&format!("{base}/arbiter/t2?token={TOKEN}"))
+        .await;
+    browser
+        .wait_for(
+            "the arbiter's view of t2",
+            "const s = window.bugbridge && window.bugbridge.state; return !!s && s.moves.length === 20;",
+            vec![],
+        )
+        .await;
+    let moved = Instant::now();
+    publishers[1]
+        .hub
+        .publish(
+            "t2",
+            Update {
+                state: state(&game, 21, "1"),
+                bpgn: String::new(),
+                events: Vec::new(),
+            },
+        )
+        .expect("a valid id");
+    browser
+        .wait_for(
+            "the move on the arbiter's view",
+            "const s = window.bugbridge && window.bugbridge.state; return !!s && s.moves.length === 21;",
+            vec![],
+        )
+        .await;
+    let live = moved.elapsed();
+    assert!(live < DELAY, "the arbiter's view is not delayed ({live:?})");
+    // A public visitor (no arbiter cookie).
+    browser
+        .client()
+        .delete_all_cookies()
+        .await
+        .expect("cookies cleared");
+    browser.goto(&format!("{base}/")).await;
+    browser
+        .wait_for(
+            "the move on the public page",
+            "const t = window.bugbridge && window.bugbridge.tables.t2; return !!t && t.state.plies === 21;",
+            vec![],
+        )
+        .await;
+    let public = moved.elapsed();
+    assert!(
+        public >= DELAY,
+        "the public page lags by the delay ({public:?})"
+    );
+
+    // A table whose daemon stops shows offline (after the delay, like everything public).
+    let t3 = publishers.pop().expect("t3");
+    let _ = t3.stop.send(());
+    let _ = t3.task.await;
+    browser
+        .wait_for(
+            "t3 offline on the page",
+            "const c = document.querySelector('.table-card[data-match=\"t3\"]'); return !!c && c.dataset.status === 'offline';",
+            vec![],
+        )
+        .await;
+    browser.close().await;
+    for p in publishers {
+        let _ = p.stop.send(());
+        let _ = p.task.await;
+    }
+    relay.stop().await;
+}
