@@ -463,6 +463,9 @@ pub mod topic {
     /// Operator actions for the table ([`OperatorAction`](super::OperatorAction) JSON), not
     /// retained; taken only by a daemon whose configuration says `operator = true`.
     pub const OPERATOR: &str = "operator";
+    /// The alerts arbiters acknowledged, retained JSON `{"acked": [seq, ...]}`, written by
+    /// relays so that every relay and every restart agrees on what was acknowledged.
+    pub const ACKS: &str = "acks";
 
     /// The full topic name `<prefix>/<match_id>/<leaf>`.
     #[must_use]

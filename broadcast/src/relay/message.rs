@@ -19,10 +19,8 @@ pub enum Message {
     Acks(Vec<u64>),
 }
 
-/// The leaf of the acknowledged alerts of a match: `<prefix>/<match>/acks`, retained JSON
-/// `{"acked": [seq, ...]}`, published by relays so that every relay and every restart
-/// agrees on what was acknowledged.
-pub const ACKS: &str = "acks";
+/// The leaf of the acknowledged alerts of a match ([`topic::ACKS`](crate::wire::topic::ACKS)).
+pub const ACKS: &str = crate::wire::topic::ACKS;
 
 /// The payload of the `acks` topic.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
