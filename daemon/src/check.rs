@@ -16,6 +16,9 @@
 //! `<file>` is the path as given. Unreadable text gives `<file>:<line>:<column>: expected
 //! ..., found ...` on `err`.
 //!
+//! The ruleset is the one given; without one, each game's `[Variant "Bughouse Koedem"]`
+//! tag picks koedem, and a game without such a tag is checked under fide.
+//!
 //! Exit status: 0 every game legal; 1 a game is illegal, a file cannot be read as BPGN or
 //! holds no game; 2 a file cannot be opened (missing, unreadable: a usage error). Every file
 //! is checked either way, and the highest status wins.
@@ -25,12 +28,24 @@ use std::path::PathBuf;
 
 use crate::rules::RulesetName;
 use crate::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay::replay};
+use crate::rules::notation::variant::{VARIANT_TAG, ruleset_of_variant};
 
-/// Checks the BPGN files at `paths` and writes the report (see the module docs); returns
-/// the exit status.
+/// Checks the BPGN files at `paths` under `ruleset` and writes the report (see the module
+/// docs); returns the exit status.
 pub fn run(
     paths: &[PathBuf],
     ruleset: RulesetName,
+    positions: bool,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> u8 {
+    run_with(paths, Some(ruleset), positions, out, err)
+}
+
+/// As [`run`]; without a ruleset, each game's `Variant` tag picks it (default fide).
+pub fn run_with(
+    paths: &[PathBuf],
+    ruleset: Option<RulesetName>,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -56,7 +71,7 @@ pub fn run(
 fn check_text(
     file: &str,
     text: &str,
-    ruleset: RulesetName,
+    ruleset: Option<RulesetName>,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -78,6 +93,9 @@ fn check_text(
     }
     let mut status = 0;
     for (i, game) in games.iter().enumerate() {
+        let ruleset = ruleset
+            .or_else(|| game.tag(VARIANT_TAG).and_then(ruleset_of_variant))
+            .unwrap_or_default();
         status = status.max(check_game(file, i + 1, game, ruleset, positions, out, err));
     }
     status

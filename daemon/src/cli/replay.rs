@@ -68,6 +68,10 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
         tags.entry("TimeControl".into())
             .or_insert_with(|| tc.clone());
     }
+    if let Some(variant) = crate::rules::notation::variant::variant_of(ruleset) {
+        tags.entry("Variant".into())
+            .or_insert_with(|| variant.into());
+    }
     let mut game = Match::new("replay", tags, config, None);
     let mut decisions = Vec::new();
     let mut last_t = 0;

@@ -10,12 +10,16 @@
 //! The 2010 exports repeat the last move at a time forfeit (`23b. N@f4+{50.870} 23b.
 //! N@f4+{50.870}`, adjacent or not). A token already played with the same SAN is that
 //! export artifact: it is skipped and noted, not reported illegal.
+//!
+//! A Koedem grab (`e8=Qd1`) takes the piece off the other board as it promotes; a grab the
+//! rules forbid (a king, the wrong colour, an empty square, a ruleset without grabs) stops
+//! the replay as an illegal move (`bad-promotion`) without being played.
 
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::rules::notation::bfen::{ParseBfenError, write_bfen};
-use crate::rules::notation::{SanError, san_string};
+use crate::rules::notation::{San, SanError};
 use crate::rules::{
     BoardId, BughouseGame, ByBoard, ByColor, Color, IllegalReason, Legality, Move, MoveOutcome,
     Ruleset,
@@ -247,8 +251,24 @@ pub fn replay(game: &BpgnGame, rules: Ruleset) -> Result<Replay, ReplayError> {
                 break;
             }
         };
-        let canonical_san = san_string(position, &mv);
-        let outcome = board_game.play(token.board, &mv, 0);
+        let canonical_san = San::from_move(position, &mv)
+            .with_grab(m.san.grab)
+            .to_string();
+        let outcome = match m.san.grab {
+            None => board_game.play(token.board, &mv, 0),
+            Some(grab) => match board_game.play_grab_promotion(token.board, &mv, grab, 0) {
+                Ok(outcome) => outcome,
+                Err(reason) => {
+                    stop = Some(ReplayStop::Illegal {
+                        index,
+                        token,
+                        san_text: m.san_text.clone(),
+                        reason,
+                    });
+                    break;
+                }
+            },
+        };
         if let Some(t) = m.clock {
             let side = &mut clocks.known[token.board];
             match token.color {
