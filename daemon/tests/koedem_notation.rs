@@ -132,8 +132,14 @@ fn grab_san_reads_and_writes_with_the_grabbed_square() {
 fn bfen_holds_kings_in_hand_and_boards_without_a_king() {
     let text = "1R6/8/3B4/8/8/8/8/4K3/K b - - 176.9 177.2 | 8/8/8/8/8/8/8/8/Pk w - - 175.5 174.2";
     let boards = parse_bfen(text, koedem()).expect("bfen");
-    assert_eq!(boards.a.position.pockets()[Color::White].count(Role::King), 1);
-    assert_eq!(boards.b.position.pockets()[Color::Black].count(Role::King), 1);
+    assert_eq!(
+        boards.a.position.pockets()[Color::White].count(Role::King),
+        1
+    );
+    assert_eq!(
+        boards.b.position.pockets()[Color::Black].count(Role::King),
+        1
+    );
     assert!(boards.b.position.board().by_role(Role::King).is_empty());
     assert!(boards.a.position.board().kings(Color::Black).is_empty());
     let written = write_bfen(
@@ -164,16 +170,21 @@ fn koedem_sample_replays_to_the_four_kings_end() {
     let grab = &r.moves[0];
     assert_eq!(grab.mv.promotion(), Some(Role::Rook));
     assert!(
-        grab.bfen
-            .ends_with("| 4k3/8/8/8/8/8/8/4K3/P w - - 180 180"),
+        grab.bfen.ends_with("| 4k3/8/8/8/8/8/8/4K3/P w - - 180 180"),
         "{}",
         grab.bfen
     );
     // The king captures went to the partners' hands.
     let bxd6 = &r.moves[4];
-    assert_eq!(bxd6.outcome.captured.map(|c| c.piece.role), Some(Role::King));
+    assert_eq!(
+        bxd6.outcome.captured.map(|c| c.piece.role),
+        Some(Role::King)
+    );
     let (partner, role) = bxd6.outcome.handoff.expect("handoff");
-    assert_eq!((partner.board, partner.color, role), (BoardId::B, Color::Black, Role::King));
+    assert_eq!(
+        (partner.board, partner.color, role),
+        (BoardId::B, Color::Black, Role::King)
+    );
     let last = r.moves.last().expect("moves");
     let end = last.outcome.end.expect("the match ended");
     assert_eq!(end.reason, EndReason::AllKings);
@@ -235,7 +246,10 @@ fn check_picks_koedem_from_the_variant_tag() {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     assert_eq!(check::run_with(&paths, None, false, &mut out, &mut err), 0);
     let out = String::from_utf8(out).expect("utf-8");
-    assert!(out.starts_with("ok ") && out.trim_end().ends_with("9 plies, 1-0"), "{out}");
+    assert!(
+        out.starts_with("ok ") && out.trim_end().ends_with("9 plies, 1-0"),
+        "{out}"
+    );
     let (mut out, mut err) = (Vec::new(), Vec::new());
     assert_eq!(
         check::run(&paths, RulesetName::Koedem, false, &mut out, &mut err),

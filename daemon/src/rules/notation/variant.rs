@@ -29,7 +29,12 @@ pub fn ruleset_of_variant(value: &str) -> Option<RulesetName> {
         .split_whitespace()
         .map(str::to_ascii_lowercase)
         .collect();
-    match words.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match words
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["bughouse", "koedem"] | ["koedem"] => Some(RulesetName::Koedem),
         _ => None,
     }
