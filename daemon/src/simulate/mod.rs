@@ -32,7 +32,11 @@
 //!   before the press), half across the press (the press is known from the first clock
 //!   reading after the resync); a duplicated clock message 2% (case 36, "pressed twice");
 //!   the press before the last piece is put down 3% (case 36, "piece still in hand").
+//!
+//! Koedem: a captured king is handed over and dropped like any piece; a grab promotion
+//! lifts the grabbed piece from the other board while that board plays on (`koedem`).
 
+mod koedem;
 mod physical;
 mod random_game;
 mod rng;
@@ -45,7 +49,7 @@ pub use timeline::simulate;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::rules::{BoardId, BughouseGame, Move};
+use crate::rules::{BoardId, BughouseGame, Move, Square};
 
 /// How much physical noise the trace carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,6 +118,8 @@ pub struct SimMove {
     pub mv: Move,
     /// The mover's remaining seconds at his press.
     pub clock: f64,
+    /// Koedem grab promotion: where the grabbed piece stood on the other board.
+    pub grab: Option<Square>,
 }
 
 /// A game to simulate.
