@@ -21,6 +21,9 @@ pub struct InferConfig {
     /// Both boards back in the start position after this long (ms) without a press start
     /// a new game even when no end was recorded.
     pub new_game_idle_ms: u64,
+    /// Koedem: how far apart (ms) a promotion's press and the grabbed piece leaving the
+    /// other board may be and still be paired as one grab.
+    pub grab_window_ms: u64,
 }
 
 impl Default for InferConfig {
@@ -32,6 +35,7 @@ impl Default for InferConfig {
             drop_tolerance_ms: 300,
             press_grace_ms: 2500,
             new_game_idle_ms: 60_000,
+            grab_window_ms: 8000,
         }
     }
 }
