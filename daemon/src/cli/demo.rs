@@ -52,6 +52,10 @@ pub struct DemoArgs {
     /// Where recordings go (default: a fresh temporary directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+    /// The ruleset. `koedem` without `--game` plays a random Koedem game made by the
+    /// simulator (king captures, king drops, grab promotions).
+    #[arg(long, value_parser = super::check::parse_ruleset)]
+    pub ruleset: Option<RulesetName>,
 }
 
 /// Seconds between the end of a game and the boards being set up again.
@@ -60,6 +64,7 @@ const PAUSE_MS: u64 = 8_000;
 /// The demo's trace: the game `loops` times, the boards set up again in between.
 fn demo_trace(
     text: &str,
+    ruleset: RulesetName,
     profile: Profile,
     seed: u64,
     loops: u32,
@@ -71,17 +76,33 @@ fn demo_trace(
         )
     })?;
     let game = games.first().ok_or("the file holds no game")?;
-    let sim = super::simulate::sim_game(game, RulesetName::Fide)?;
-    let mut tags: BTreeMap<String, String> = game
-        .tags
-        .iter()
+    let sim = super::simulate::sim_game(game, ruleset)?;
+    let tags: BTreeMap<String, String> = game.tags.iter().cloned().collect();
+    Ok((loop_trace(&sim, profile, seed, loops), demo_tags(tags)))
+}
+
+/// A random Koedem game of the simulator, for `demo --ruleset koedem`.
+fn koedem_trace(
+    profile: Profile,
+    seed: u64,
+    loops: u32,
+) -> (Vec<TraceLine>, BTreeMap<String, String>) {
+    let sim = crate::simulate::random_game(seed, 160, RulesetName::Koedem.ruleset());
+    let mut tags = BTreeMap::new();
+    tags.insert("Event".to_owned(), format!("random Koedem game {seed}"));
+    tags.insert("Variant".to_owned(), "Bughouse Koedem".to_owned());
+    (loop_trace(&sim, profile, seed, loops), demo_tags(tags))
+}
+
+fn demo_tags(all: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let mut tags: BTreeMap<String, String> = all
+        .into_iter()
         .filter(|(k, _)| {
             matches!(
                 k.as_str(),
-                "WhiteA" | "BlackA" | "WhiteB" | "BlackB" | "Event" | "Site"
+                "WhiteA" | "BlackA" | "WhiteB" | "BlackB" | "Event" | "Site" | "Variant"
             )
         })
-        .cloned()
         .collect();
     tags.insert(
         "Event".into(),
@@ -90,11 +111,21 @@ fn demo_trace(
             tags.get("Event").cloned().unwrap_or_default()
         ),
     );
+    tags
+}
+
+/// The game `loops` times, the boards set up again in between.
+fn loop_trace(
+    sim: &crate::simulate::SimGame,
+    profile: Profile,
+    seed: u64,
+    loops: u32,
+) -> Vec<TraceLine> {
     let base = sim.base_seconds;
     let mut lines = Vec::new();
     let mut offset = 0u64;
     for i in 0..loops.max(1) {
-        let events = simulate(&sim, profile, seed.wrapping_add(u64::from(i)));
+        let events = simulate(sim, profile, seed.wrapping_add(u64::from(i)));
         let mut last = 0;
         for (t, ev) in events {
             last = t;
@@ -125,7 +156,7 @@ fn demo_trace(
         }
         offset = offset + last + PAUSE_MS;
     }
-    Ok((lines, tags))
+    lines
 }
 
 pub(super) fn run(args: DemoArgs) -> u8 {
@@ -151,7 +182,12 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         },
         None => DEMO_GAME.to_owned(),
     };
-    let (trace, tags) = match demo_trace(&text, profile, args.seed, args.loops) {
+    let ruleset = args.ruleset.unwrap_or_default();
+    let built = match (&args.game, ruleset) {
+        (None, RulesetName::Koedem) => Ok(koedem_trace(profile, args.seed, args.loops)),
+        _ => demo_trace(&text, ruleset, profile, args.seed, args.loops),
+    };
+    let (trace, tags) = match built {
         Ok(t) => t,
         Err(e) => {
             eprintln!("demo: {e}");
@@ -195,7 +231,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     };
     let config = Config {
         match_id: "demo".into(),
-        ruleset: RulesetName::Fide,
+        ruleset,
         time_control: None,
         tags,
         boards: vec![board(BoardId::A), board(BoardId::B)],
