@@ -34,6 +34,8 @@ struct Table {
     out: Vec<Inference>,
     clocks: ByBoard<ByColor<f64>>,
     running: ByBoard<Option<Color>>,
+    /// Fischer increment added to the mover's clock at each press.
+    increment: f64,
 }
 
 impl Table {
@@ -67,6 +69,7 @@ impl Table {
                 black: 180.0,
             }),
             running: ByBoard::default(),
+            increment: 0.0,
         };
         for b in BoardId::ALL {
             table.feed(SensorEvent::Snapshot {
@@ -125,7 +128,7 @@ impl Table {
     fn press(&mut self, b: BoardId) -> &mut Table {
         self.t += 200;
         let mover = self.running[b].unwrap_or(Color::White);
-        self.clocks[b][mover] -= 3.0;
+        self.clocks[b][mover] += self.increment - 3.0;
         self.running[b] = Some(mover.other());
         self.clock_event(b);
         self
@@ -393,6 +396,20 @@ fn four_kings_end_on_board_b_by_a_king_in_hand() {
         t.inf.game().board(A).pockets()[Color::White].count(Role::King),
         1
     );
+}
+
+#[test]
+fn fischer_increment_clocks_are_recorded_as_shown() {
+    let tc = bugbridge::config::TimeControl::parse("180+2").expect("time control");
+    assert_eq!((tc.base, tc.increment), (180, 2));
+    let mut t = Table::from_bfen(KING_CAPTURE);
+    t.increment = f64::from(tc.increment);
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    t.put(B, "e4", 'k').press(B);
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    let clocks: Vec<Option<f64>> = t.inf.record().iter().map(|e| e.clock).collect();
+    // 180 - 3 s of thought + 2 s of increment each.
+    assert_eq!(clocks, [Some(179.0), Some(179.0), Some(179.0)]);
 }
 
 /// How one random game came back.
