@@ -342,7 +342,7 @@ fn grab_while_the_other_boards_player_has_a_piece_in_the_air() {
 fn a_promotion_without_a_grab_is_alerted_as_illegal() {
     let mut t = Table::from_bfen(GRAB);
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
-    t.wait(10_000);
+    t.wait(20_000);
     assert_eq!(t.sans(), ["A:b8=R"]);
     assert_eq!(
         t.illegal(),
@@ -359,7 +359,7 @@ fn a_grab_of_the_wrong_colour_is_alerted_as_illegal() {
     let mut t =
         Table::from_bfen("8/1P5k/8/8/8/8/8/4K3 w - - | r3k3/pppp4/8/8/8/8/PPPP4/R3K3 b - -");
     t.lift(A, "b7").lift(B, "a8").put(A, "b8", 'R').press(A);
-    t.wait(10_000);
+    t.wait(20_000);
     assert_eq!(t.sans(), ["A:b8=R"]);
     assert!(
         t.illegal()

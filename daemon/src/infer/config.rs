@@ -35,7 +35,7 @@ impl Default for InferConfig {
             drop_tolerance_ms: 300,
             press_grace_ms: 2500,
             new_game_idle_ms: 60_000,
-            grab_window_ms: 8000,
+            grab_window_ms: 15_000,
         }
     }
 }

@@ -45,6 +45,8 @@ pub(crate) struct PendingGrab {
     side: Color,
     /// The piece expected to leave the other board.
     piece: Piece,
+    /// When the promoted piece was put down.
+    put: u64,
     deadline: u64,
 }
 
@@ -144,7 +146,10 @@ impl Inferrer {
         let other = board.other();
         let window = self.config.grab_window_ms;
         self.retry_pending_grabs(out);
-        let found = self.take_candidate(other, piece, t, window, false);
+        // The window counts from the promoted piece's put as well as from the press (a
+        // press may reach us late).
+        let put = self.tracks[board].last_change.min(t);
+        let found = self.take_candidate(other, piece, (put, t), window, false);
         match found {
             Some(c) => {
                 self.pair_quietly(index, c.sq);
@@ -156,6 +161,7 @@ impl Inferrer {
                     number,
                     side,
                     piece,
+                    put,
                     deadline: t.saturating_add(window),
                 });
                 let _ = out;
@@ -164,7 +170,8 @@ impl Inferrer {
         }
     }
 
-    /// The candidate of `board` for a grab of `piece` pressed at `t`: the piece still in
+    /// The candidate of `board` for a grab of `piece` put on the promotion square at `since`
+    /// and pressed at `until`: the piece still in
     /// the committed position and its square still empty. A lift that looks like the start
     /// of a move (the same piece has appeared on a square it could reach) is taken only when
     /// more such pieces vanished than appeared. Several equally likely lifts give none
@@ -173,7 +180,7 @@ impl Inferrer {
         &mut self,
         board: BoardId,
         piece: Piece,
-        t: u64,
+        (since, until): (u64, u64),
         window: u64,
         force: bool,
     ) -> Option<Candidate> {
@@ -189,8 +196,8 @@ impl Inferrer {
             .filter(|(_, c)| {
                 c.board == board
                     && c.piece == piece
-                    && c.t + window >= t
-                    && t + window >= c.t
+                    && c.t + window >= since
+                    && until + window >= c.t
                     && committed.piece_at(c.sq) == Some(piece)
                     && physical.piece_at(c.sq).is_none()
             })
@@ -230,7 +237,8 @@ impl Inferrer {
                 continue;
             };
             let pressed = self.record[index].t;
-            if let Some(c) = self.take_candidate(p.board.other(), p.piece, pressed, window, true) {
+            let span = (pressed.min(p.put), pressed);
+            if let Some(c) = self.take_candidate(p.board.other(), p.piece, span, window, true) {
                 self.pair(p.deadline, p.board, p.number, p.side, c.sq, out);
                 continue;
             }
@@ -266,8 +274,10 @@ impl Inferrer {
             let pressed = self
                 .entry_index(p.board, p.number, p.side)
                 .map(|i| self.record[i].t);
-            let found = pressed
-                .and_then(|t| self.take_candidate(p.board.other(), p.piece, t, window, false));
+            let found = pressed.and_then(|t| {
+                let span = (t.min(p.put), t);
+                self.take_candidate(p.board.other(), p.piece, span, window, false)
+            });
             match found {
                 Some(c) => self.pair(p.deadline, p.board, p.number, p.side, c.sq, out),
                 None => self.grabs.pending.push(p),
