@@ -135,17 +135,20 @@ impl Inferrer {
         if !self.grabs_on() {
             return false;
         }
+        // Any move may settle which lift a waiting grab was.
+        let before = self.record.get(index).map(|e| e.san.clone());
+        self.retry_pending_grabs(out);
         let Some(entry) = self.record.get(index) else {
             return false;
         };
+        let changed = before.as_deref() != Some(entry.san.as_str());
         let Some(role) = entry.mv.promotion() else {
-            return false;
+            return changed;
         };
         let (board, side, number, t) = (entry.board, entry.side, entry.number, entry.t);
         let piece = role.of(side);
         let other = board.other();
         let window = self.config.grab_window_ms;
-        self.retry_pending_grabs(out);
         // The window counts from the promoted piece's put as well as from the press (a
         // press may reach us late).
         let put = self.tracks[board].last_change.min(t);
@@ -164,8 +167,7 @@ impl Inferrer {
                     put,
                     deadline: t.saturating_add(window),
                 });
-                let _ = out;
-                false
+                changed
             }
         }
     }
