@@ -11,11 +11,14 @@
 //!   unexplained `seq` gap.
 //! * `unplug`: a board unplugged and replugged mid-game; `link-lost`, then the game goes on.
 //! * `demo`: `bugbridge demo` with nothing else installed.
+//! * `koedem`: a Koedem match: king captures, grabs and the four-kings result.
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
 #[path = "e2e/demo.rs"]
 mod demo;
+#[path = "e2e/koedem.rs"]
+mod koedem;
 #[path = "e2e/subscriber.rs"]
 mod subscriber;
 #[path = "e2e/unplug.rs"]
