@@ -4,6 +4,7 @@
 
 use bugbridge::rules::RulesetName;
 use bugbridge::rules::notation::San;
+use bugbridge::rules::notation::bpgn::{parse_bpgn, replay};
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
 use bugbridge_tests::game::TestGame;
 use bugbridge_tests::mqtt::{RestartableBroker, Subscriber};
@@ -26,6 +27,17 @@ async fn a_koedem_match_reaches_a_subscriber_with_its_grabs_and_the_four_kings_r
         game.moves.iter().any(|m| m.san.starts_with("K@")),
         "the game has a king taken and dropped"
     );
+    // The record of the match is a Koedem BPGN that the rules core replays to the end.
+    assert!(
+        game.bpgn.contains("[Variant \"Bughouse Koedem\"]"),
+        "{}",
+        game.bpgn
+    );
+    let recorded = parse_bpgn(&game.bpgn).expect("the record parses");
+    let replayed = replay(&recorded[0], RulesetName::Koedem.ruleset()).expect("replays");
+    assert!(replayed.is_legal(), "{:?}", replayed.stop);
+    assert_eq!(replayed.moves.len(), game.moves.len());
+    assert!(recorded[0].moves.iter().any(|m| m.san.grab.is_some()));
     let broker = RestartableBroker::start().await;
     let records = TempDir::new("koedem");
     let mut table = Table::start(&game, None);
