@@ -65,8 +65,8 @@ impl Inferrer {
         self.config.ruleset.promotion_by_grab
     }
 
-    /// Whether `color` could be promoting on `board` now: a pawn of his on his seventh
-    /// rank, committed or just lifted from there.
+    /// Whether `color` could be promoting on `board` now: a pawn of his stands on his
+    /// seventh rank in the committed position.
     fn may_promote(&self, board: BoardId, color: Color) -> bool {
         let pos = self.game.board(board);
         let seventh = crate::rules::Bitboard::from_rank(Rank::Seventh.relative_to(color));
@@ -110,12 +110,7 @@ impl Inferrer {
             self.pair(t, p.board, p.number, p.side, sq, out);
             return;
         }
-        let awaited = self
-            .grabs
-            .pending
-            .iter()
-            .any(|p| p.board == promoting && p.piece == standing);
-        if awaited || self.may_promote(promoting, standing.color) {
+        if self.may_promote(promoting, standing.color) {
             self.grabs.candidates.push(Candidate {
                 board,
                 sq,
