@@ -15,6 +15,7 @@
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
+//! * `koedem`: a Koedem match: king captures, grabs and the four-kings result.
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
@@ -22,6 +23,8 @@ mod broker_restart;
 mod demo;
 #[path = "e2e/eeprom.rs"]
 mod eeprom;
+#[path = "e2e/koedem.rs"]
+mod koedem;
 #[path = "e2e/quiet.rs"]
 mod quiet;
 #[path = "e2e/relay.rs"]

@@ -4,13 +4,16 @@
 //! Every count is checked against the published number before it is timed (this is where
 //! the depths too slow for `cargo test` are verified).
 //!
+//! Koedem's suite (`docs/perft-koedem.md`: king captures, king drops, several kings) has
+//! no other implementation to race; its counts are checked, then timed.
+//!
 //! Run: `cargo bench -p bugbridge --bench perft`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use bugbridge::rules::notation::parse_board_fen;
-use bugbridge::rules::{Position, Ruleset};
+use bugbridge::rules::{Position, Ruleset, RulesetName};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use shakmaty::CastlingMode;
 use shakmaty::fen::Fen;
@@ -89,5 +92,77 @@ fn perft(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, perft);
+/// Koedem (id, FEN, depth, count), as in `docs/perft-koedem.md`.
+const KOEDEM_SUITE: &[(&str, &str, u32, u64)] = &[
+    (
+        "koedem-startpos",
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+        4,
+        197_742,
+    ),
+    (
+        "koedem-kiwipete",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R[] w KQkq - 0 1",
+        4,
+        5_069_397,
+    ),
+    (
+        "koedem-king-capture",
+        "4k3/8/8/8/8/8/3q4/R3K2R[] b KQ - 0 1",
+        4,
+        537_961,
+    ),
+    (
+        "koedem-king-in-hand",
+        "4k3/8/8/8/8/8/8/4K3[Kq] w - - 0 1",
+        4,
+        1_343_367,
+    ),
+    (
+        "koedem-two-kings",
+        "r3k3/8/8/3n4/8/8/8/2K1K3[Nk] b q - 0 1",
+        4,
+        2_683_258,
+    ),
+    (
+        "koedem-kings-only-in-hand",
+        "8/8/8/8/8/8/8/8[Kk] w - - 0 1",
+        4,
+        170_520,
+    ),
+    (
+        "koedem-ep-promotion",
+        "4k3/1P4p1/8/3pP3/8/8/8/R3K3[Qkr] w Q d6 0 1",
+        4,
+        15_037_859,
+    ),
+    (
+        "koedem-dropped-rook",
+        "r3k2r/8/8/8/8/8/8/R2K3R[R] w kq - 0 1",
+        4,
+        2_806_581,
+    ),
+];
+
+fn perft_koedem(c: &mut Criterion) {
+    let mut group = c.benchmark_group("perft-koedem");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(8));
+    for &(id, fen, depth, count) in KOEDEM_SUITE {
+        let pos = parse_board_fen(fen, RulesetName::Koedem.ruleset())
+            .expect("suite FEN")
+            .position;
+        assert_eq!(
+            pos.perft(depth),
+            count,
+            "bugbridge perft {id} depth {depth}"
+        );
+        group.bench_with_input(BenchmarkId::new("bugbridge", id), &depth, |b, &d| {
+            b.iter(|| black_box(&pos).perft(d));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, perft, perft_koedem);
 criterion_main!(benches);

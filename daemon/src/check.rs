@@ -24,6 +24,9 @@
 //! on a Raspberry Pi), and a game too long to be real (`MAX_GAME_CHARS`, `MAX_GAME_MOVES`)
 //! is refused with an error naming where it starts.
 //!
+//! The ruleset is the one given; without one, each game's `[Variant "Bughouse Koedem"]`
+//! tag picks Koedem, and any other game is checked under `fide`.
+//!
 //! Exit status: 0 every game legal; 1 a game is illegal, a file cannot be read as BPGN or
 //! holds no game; 2 a file cannot be opened (missing, unreadable: a usage error). Every file
 //! is checked either way, and the highest status wins.
@@ -33,12 +36,24 @@ use std::path::PathBuf;
 
 use crate::rules::RulesetName;
 use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, replay::replay};
+use crate::rules::notation::variant::{VARIANT_TAG, ruleset_of_variant};
 
-/// Checks the BPGN files at `paths` and writes the report (see the module docs); returns
-/// the exit status.
+/// Checks the BPGN files at `paths` under `ruleset` and writes the report (see the module
+/// docs); returns the exit status.
 pub fn run(
     paths: &[PathBuf],
     ruleset: RulesetName,
+    positions: bool,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> u8 {
+    run_with(paths, Some(ruleset), positions, out, err)
+}
+
+/// As [`run`]; without a ruleset, each game's `Variant` tag picks it (default fide).
+pub fn run_with(
+    paths: &[PathBuf],
+    ruleset: Option<RulesetName>,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -70,7 +85,7 @@ pub fn run(
 fn check_stream(
     file: &str,
     input: impl BufRead,
-    ruleset: RulesetName,
+    ruleset: Option<RulesetName>,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -91,6 +106,9 @@ fn check_stream(
             }
         };
         n += 1;
+        let ruleset = ruleset
+            .or_else(|| game.tag(VARIANT_TAG).and_then(ruleset_of_variant))
+            .unwrap_or_default();
         status = status.max(check_game(file, n, &game, ruleset, positions, out, err));
         let _ = out.flush();
     }

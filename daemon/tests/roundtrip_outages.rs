@@ -458,6 +458,7 @@ fn real_games() -> Vec<(String, SimGame)> {
                         board: m.token.board,
                         mv: m.mv,
                         clock,
+                        grab: None,
                     }
                 })
                 .collect();

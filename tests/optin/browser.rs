@@ -5,6 +5,8 @@
 //! * [`the_viewer_shows_the_daemons_squares_holdings_and_clocks`]: at several points of
 //!   the game (the last after a capture and a drop, with pieces in hand) every square,
 //!   holding and clock the page shows is the daemon's (`GET /api/matches/<id>`).
+//! * [`the_viewer_shows_a_koedem_king_in_hand_to_be_dropped`]: a Koedem game up to a
+//!   king taken and not yet dropped: the page shows it in hand, with "must drop the king".
 //! * [`the_viewer_catches_up_after_a_daemon_restart_without_a_reload`]: the daemon stopped
 //!   and started again on the same port (recovering its journal); the open page reconnects
 //!   and follows the game on.
@@ -112,6 +114,49 @@ async fn the_viewer_shows_the_daemons_squares_holdings_and_clocks() {
     let png = browser.screenshot("browser-viewer").await;
     assert!(png.is_file());
 
+    browser.close().await;
+    daemon.stop().await;
+}
+
+/// Whether a king is in hand on either board of `bfen` (Koedem).
+fn king_in_hand(bfen: &str) -> bool {
+    let boards = parse_bfen(bfen, RulesetName::Koedem.ruleset()).expect("the game's BFEN");
+    [&boards.a.position, &boards.b.position]
+        .iter()
+        .any(|p| holdings_string(p.pockets()).contains(['K', 'k']))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_shows_a_koedem_king_in_hand_to_be_dropped() {
+    let game = TestGame::koedem(21);
+    let records = TempDir::new("browser-koedem");
+    let mut table = Table::start(&game, None);
+    let mut cfg = config(&table, None, records.path());
+    cfg.ruleset = RulesetName::Koedem;
+    let daemon = InProcess::start(cfg).await;
+    let addr = daemon.http();
+    let browser = Browser::start().await;
+    browser.goto(&format!("http://{addr}/match/{MATCH}")).await;
+    table.synced().await;
+    let n = (1..=game.moves.len())
+        .find(|&n| king_in_hand(&game.moves[n - 1].bfen))
+        .expect("the game has a king taken and not yet dropped");
+    table
+        .play_moves(n, &mut async |k| wait_moves(&browser, k).await)
+        .await;
+    let (truth, shown) = caught_up(&browser, addr, MATCH).await;
+    assert!(king_in_hand(&truth.bfen));
+    // Every square and holding as the daemon has it: the king among the pieces in hand.
+    assert_shows(&shown, &truth, &format!("after move {n}"));
+    let note = browser
+        .eval(
+            "return [...document.querySelectorAll('.must-drop')].map(e => e.textContent);",
+            vec![],
+        )
+        .await;
+    assert_eq!(note, serde_json::json!(["must drop the king"]));
+    let png = browser.screenshot("browser-koedem").await;
+    assert!(png.is_file());
     browser.close().await;
     daemon.stop().await;
 }

@@ -84,9 +84,19 @@ impl TestGame {
     /// game itself (then the test could not tell the daemon's faults from the simulator's).
     #[must_use]
     pub fn from_bpgn(bpgn: &str, plies: Option<usize>) -> TestGame {
+        TestGame::from_bpgn_under(bpgn, plies, RulesetName::Fide)
+    }
+
+    /// [`TestGame::from_bpgn`] under `ruleset`.
+    ///
+    /// # Panics
+    ///
+    /// As [`TestGame::from_bpgn`].
+    #[must_use]
+    pub fn from_bpgn_under(bpgn: &str, plies: Option<usize>, ruleset: RulesetName) -> TestGame {
         let games = parse_bpgn(bpgn).expect("the test game parses");
         let game = games.first().expect("the file holds a game");
-        let mut sim = sim_game(game, RulesetName::Fide).expect("the test game simulates");
+        let mut sim = sim_game(game, ruleset).expect("the test game simulates");
         if let Some(n) = plies {
             sim.moves.truncate(n);
         }
@@ -103,7 +113,7 @@ impl TestGame {
         let mut lines = vec![TraceLine {
             t: 0,
             event: TraceEvent::Meta {
-                ruleset: Some("fide".into()),
+                ruleset: Some(ruleset.as_str().into()),
                 time_control: game.tag("TimeControl").map(str::to_owned),
                 setup: None,
                 tags,
@@ -159,6 +169,17 @@ impl TestGame {
         }
     }
 
+    /// A random Koedem game of the simulator (seed `seed`), written as BPGN the way
+    /// bughouse.pro writes it (grabs `b8=Ra1`), then made a test game under koedem.
+    ///
+    /// # Panics
+    ///
+    /// As [`TestGame::from_bpgn`].
+    #[must_use]
+    pub fn koedem(seed: u64) -> TestGame {
+        TestGame::from_bpgn_under(&koedem_bpgn(seed), None, RulesetName::Koedem)
+    }
+
     /// The 8-ply game [`SHORT_GAME`].
     #[must_use]
     pub fn short() -> TestGame {
@@ -182,4 +203,46 @@ pub fn movetext(bpgn: &str) -> String {
         .flat_map(str::split_whitespace)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The BPGN text of the simulator's random Koedem game `seed`.
+#[must_use]
+pub fn koedem_bpgn(seed: u64) -> String {
+    use bugbridge::rules::notation::San;
+    use bugbridge::rules::{ByBoard, Color};
+    let sim = bugbridge::simulate::random_game(seed, 200, RulesetName::Koedem.ruleset());
+    let mut game = sim.start.clone();
+    let mut numbers: ByBoard<u32> = ByBoard::default();
+    let mut text = String::from(
+        "[Event \"random Koedem game\"]\n[WhiteA \"a\"]\n[BlackA \"b\"]\n[WhiteB \"c\"]\n[BlackB \"d\"]\n[TimeControl \"300+0\"]\n[Variant \"Bughouse Koedem\"]\n\n",
+    );
+    for m in &sim.moves {
+        let pos = game.board(m.board);
+        let color = pos.mover(&m.mv);
+        if color == Color::White {
+            numbers[m.board] += 1;
+        }
+        let letter = match color {
+            Color::White => m.board.char(),
+            Color::Black => m.board.char().to_ascii_lowercase(),
+        };
+        let san = San::from_move(pos, &m.mv).with_grab(m.grab).to_string();
+        text.push_str(&format!(
+            "{}{letter}. {san} {{{}}} ",
+            numbers[m.board].max(1),
+            m.clock
+        ));
+        match m.grab {
+            Some(g) => {
+                game.play_grab_promotion(m.board, &m.mv, g, 0)
+                    .expect("the random game's grab is legal");
+            }
+            None => {
+                game.play(m.board, &m.mv, 0);
+            }
+        }
+    }
+    text.push_str(game.result().as_str());
+    text.push('\n');
+    text
 }

@@ -71,6 +71,9 @@ impl Table {
         if let Some(tc) = config.time_control {
             base_tags.insert("TimeControl".into(), tc.to_string());
         }
+        if let Some(variant) = crate::rules::notation::variant::variant_of(config.ruleset) {
+            base_tags.insert("Variant".into(), variant.into());
+        }
         let latest = store
             .latest()
             .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;

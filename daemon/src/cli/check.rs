@@ -10,9 +10,10 @@ use crate::rules::RulesetName;
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The ruleset: fide, tournament, uscf2006, wbn or koedem.
-    #[arg(long, default_value = "fide", value_parser = parse_ruleset)]
-    pub ruleset: RulesetName,
+    /// The ruleset: fide, tournament, uscf2006, wbn or koedem (default: koedem for games
+    /// tagged `[Variant "Bughouse Koedem"]`, fide for the others).
+    #[arg(long, value_parser = parse_ruleset)]
+    pub ruleset: Option<RulesetName>,
     /// Print every move with the BFEN after it instead of one line per game.
     #[arg(long)]
     pub positions: bool,
@@ -32,7 +33,7 @@ pub(super) fn run(args: CheckArgs) -> u8 {
     let stderr = std::io::stderr();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut err = stderr.lock();
-    let status = crate::check::run(
+    let status = crate::check::run_with(
         &args.files,
         args.ruleset,
         args.positions,

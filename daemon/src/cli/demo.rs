@@ -60,6 +60,10 @@ pub struct DemoArgs {
     /// the arbiter view shows its alerts.
     #[arg(long)]
     pub as_played: bool,
+    /// The ruleset. `koedem` without `--game` plays a random Koedem game made by the
+    /// simulator (king captures, king drops, grab promotions).
+    #[arg(long, value_parser = super::check::parse_ruleset)]
+    pub ruleset: Option<RulesetName>,
 }
 
 /// Seconds between the end of a game and the boards being set up again.
@@ -72,34 +76,49 @@ type DemoTrace = (Vec<TraceLine>, BTreeMap<String, String>, Option<Showcase>);
 /// `arbiter`, the game is cut late and ends with an illegal move and a flag fall (see
 /// [`super::showcase`]); what was done is returned for the banner.
 fn demo_trace(
-    text: &str,
+    text: Option<&str>,
+    ruleset: RulesetName,
     profile: Profile,
     seed: u64,
     loops: u32,
     arbiter: bool,
 ) -> Result<DemoTrace, String> {
-    let games = parse_bpgn(text).map_err(|e| {
-        format!(
-            "line {}, column {}: expected {}",
-            e.line, e.column, e.expected
-        )
-    })?;
-    let game = games.first().ok_or("the file holds no game")?;
-    let sim = super::simulate::sim_game(game, RulesetName::Fide)?;
+    let (sim, all_tags) = match text {
+        Some(text) => {
+            let games = parse_bpgn(text).map_err(|e| {
+                format!(
+                    "line {}, column {}: expected {}",
+                    e.line, e.column, e.expected
+                )
+            })?;
+            let game = games.first().ok_or("the file holds no game")?;
+            let sim = super::simulate::sim_game(game, ruleset)?;
+            (sim, game.tags.clone())
+        }
+        // No stored game: a random game of the simulator (the Koedem demonstration).
+        None => {
+            let sim = crate::simulate::random_game(seed, 160, ruleset.ruleset());
+            let mut tags = vec![("Event".to_owned(), format!("random {ruleset} game {seed}"))];
+            if let Some(variant) = crate::rules::notation::variant::variant_of(ruleset) {
+                tags.push(("Variant".to_owned(), variant.to_owned()));
+            }
+            (sim, tags)
+        }
+    };
+    // The arbiter showcase cuts a bughouse game at an illegal move and a flag fall.
+    let arbiter = arbiter && ruleset != RulesetName::Koedem;
     let (sim, shown) = match arbiter.then(|| showcase(&sim)).flatten() {
         Some((cut, info)) => (cut, Some(info)),
         None => (sim, None),
     };
-    let mut tags: BTreeMap<String, String> = game
-        .tags
-        .iter()
+    let mut tags: BTreeMap<String, String> = all_tags
+        .into_iter()
         .filter(|(k, _)| {
             matches!(
                 k.as_str(),
-                "WhiteA" | "BlackA" | "WhiteB" | "BlackB" | "Event" | "Site"
+                "WhiteA" | "BlackA" | "WhiteB" | "BlackB" | "Event" | "Site" | "Variant"
             )
         })
-        .cloned()
         .collect();
     let label = match &shown {
         Some(info) => format!(" ({})", info.label()),
@@ -230,14 +249,27 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         },
         None => (DEMO_GAME.to_owned(), "the built-in game".to_owned()),
     };
-    let (trace, tags, shown) =
-        match demo_trace(&text, profile, args.seed, args.loops, !args.as_played) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("demo: {source}: {e}");
-                return 1;
-            }
-        };
+    let ruleset = args.ruleset.unwrap_or_default();
+    let random = args.game.is_none() && ruleset == RulesetName::Koedem;
+    let source = if random {
+        format!("a random {ruleset} game")
+    } else {
+        source
+    };
+    let (trace, tags, shown) = match demo_trace(
+        (!random).then_some(text.as_str()),
+        ruleset,
+        profile,
+        args.seed,
+        args.loops,
+        !args.as_played,
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("demo: {source}: {e}");
+            return 1;
+        }
+    };
     let (dir, _cleanup) = match &args.dir {
         Some(dir) => (dir.clone(), None),
         None => {
@@ -283,7 +315,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     };
     let config = Config {
         match_id: "demo".into(),
-        ruleset: RulesetName::Fide,
+        ruleset,
         time_control: None,
         tags,
         boards: vec![board(BoardId::A), board(BoardId::B)],

@@ -108,6 +108,10 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
         tags.entry("TimeControl".into())
             .or_insert_with(|| tc.clone());
     }
+    if let Some(variant) = crate::rules::notation::variant::variant_of(ruleset) {
+        tags.entry("Variant".into())
+            .or_insert_with(|| variant.into());
+    }
     let mut game = match &meta.setup {
         Some(fen) => Match::from_setup("replay", tags, config, fen)
             .map_err(|e| format!("line 1: meta: setup {fen:?}: {e}"))?,

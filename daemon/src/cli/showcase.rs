@@ -154,6 +154,7 @@ pub(crate) fn showcase(sim: &SimGame) -> Option<(SimGame, Showcase)> {
         board,
         mv,
         clock: sim.moves[k].clock,
+        grab: None,
     });
     Some((
         SimGame {

@@ -26,9 +26,10 @@ pub struct SimulateArgs {
     /// How the players and the sensors behave: clean, noisy, faults or outages.
     #[arg(long, default_value = "clean", value_parser = parse_profile)]
     pub noise: Profile,
-    /// The ruleset.
-    #[arg(long, default_value = "fide", value_parser = parse_ruleset)]
-    pub ruleset: RulesetName,
+    /// The ruleset (default: koedem for a game tagged `[Variant "Bughouse Koedem"]`, else
+    /// fide).
+    #[arg(long, value_parser = parse_ruleset)]
+    pub ruleset: Option<RulesetName>,
     /// The BPGN file.
     pub file: PathBuf,
 }
@@ -89,6 +90,7 @@ pub fn sim_game_to_stop(
                 board,
                 mv: r.mv,
                 clock,
+                grab: game.moves.get(r.index).and_then(|m| m.san.grab),
             }
         })
         .collect();
@@ -127,7 +129,14 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
         );
         return 2;
     };
-    let (sim, stop) = match sim_game_to_stop(game, args.ruleset) {
+    let ruleset = args
+        .ruleset
+        .or_else(|| {
+            game.tag(crate::rules::notation::variant::VARIANT_TAG)
+                .and_then(crate::rules::notation::variant::ruleset_of_variant)
+        })
+        .unwrap_or_default();
+    let (sim, stop) = match sim_game_to_stop(game, ruleset) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{file} #{}: {e}", args.game);
@@ -145,7 +154,7 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
     let meta = TraceLine {
         t: 0,
         event: TraceEvent::Meta {
-            ruleset: Some(args.ruleset.as_str().to_owned()),
+            ruleset: Some(ruleset.as_str().to_owned()),
             time_control: game.tag("TimeControl").map(str::to_owned),
             setup: game.setup.clone(),
             tags,

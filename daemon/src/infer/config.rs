@@ -27,6 +27,9 @@ pub struct InferConfig {
     /// The most positions one gap search may visit before it gives up (bounds the time a
     /// search takes; see the `gap_search` benchmark).
     pub gap_node_budget: u64,
+    /// Koedem: how far apart (ms) a promotion's press and the grabbed piece leaving the
+    /// other board may be and still be paired as one grab.
+    pub grab_window_ms: u64,
 }
 
 impl Default for InferConfig {
@@ -40,6 +43,7 @@ impl Default for InferConfig {
             new_game_idle_ms: 60_000,
             gap_max_plies: 6,
             gap_node_budget: 150_000,
+            grab_window_ms: 15_000,
         }
     }
 }

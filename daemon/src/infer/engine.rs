@@ -64,6 +64,8 @@ pub struct Inferrer {
     pub(crate) fen_cache: ByBoard<Option<FenCache>>,
     /// Link outages and how their gaps ended.
     pub(crate) gap_stats: GapStats,
+    /// Koedem grab promotions being paired across the boards.
+    pub(crate) grabs: super::koedem::Grabs,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -89,6 +91,7 @@ impl Inferrer {
             start_board: Board::start(),
             fen_cache: ByBoard::default(),
             gap_stats: GapStats::default(),
+            grabs: Default::default(),
         }
     }
 
@@ -192,6 +195,7 @@ impl Inferrer {
     }
 
     fn run_timers(&mut self, t: u64, out: &mut Vec<Inference>) {
+        self.expire_grabs(t, out);
         for board in BoardId::ALL {
             let track = &self.tracks[board];
             if track.deferred.as_ref().is_some_and(|d| d.deadline < t) {
@@ -278,7 +282,8 @@ impl Inferrer {
         track.physical.set_square(sq, piece);
         track.last_change = t;
         track.settled = false;
-        if track.pending.is_some() {
+        self.grab_square(t, board, sq, piece, out);
+        if self.tracks[board].pending.is_some() {
             self.retry_pending(board, out);
         }
         if piece.is_some() {
@@ -614,6 +619,9 @@ impl Inferrer {
             at -= 1;
         }
         self.record.insert(at, entry.clone());
+        if self.grab_on_commit(at, out) {
+            entry = self.record[at].clone();
+        }
         let track = &mut self.tracks[board];
         let residual = matcher::diff(self.game.board(board), &track.physical);
         // What the opponent has already done (a premove) stays in the log.
@@ -702,6 +710,7 @@ impl Inferrer {
                 self.game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
             }
         }
+        self.apply_grab(entry);
         (outcome.end, outcome.handoff.map(|(_, role)| role))
     }
 

@@ -61,6 +61,7 @@ mod alerts;
 mod board_track;
 mod drops;
 mod engine;
+mod koedem;
 mod matcher;
 mod promotion;
 mod settle;

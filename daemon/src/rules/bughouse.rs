@@ -659,8 +659,8 @@ impl BughouseGame {
     ///
     /// # Errors
     ///
-    /// `BadPromotion` when the grabbed square does not hold a non-king piece of the
-    /// promoting player's colour; nothing changes then.
+    /// `BadPromotion` when the ruleset has no grabs or the grabbed square does not hold a
+    /// non-king piece of the promoting player's colour; nothing changes then.
     pub fn play_grab_promotion(
         &mut self,
         board: BoardId,
@@ -671,6 +671,9 @@ impl BughouseGame {
         let mover = self.boards[board].mover(m);
         let other = board.other();
         let grabbed = self.boards[other].board().piece_at(grab);
+        if !self.rules.promotion_by_grab {
+            return Err(IllegalReason::BadPromotion);
+        }
         match grabbed {
             Some(p)
                 if p.color == mover && p.role != Role::King && Some(p.role) == m.promotion() => {}

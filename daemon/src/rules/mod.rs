@@ -23,6 +23,7 @@ mod bitboard;
 mod board;
 mod bughouse;
 mod color;
+mod koedem;
 mod legality;
 mod moves;
 pub mod notation;

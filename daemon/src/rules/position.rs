@@ -1032,6 +1032,11 @@ impl Position {
         let promoted = self.promoted.contains(sq);
         self.promoted.discard(sq);
         self.castling.discard(sq);
+        if piece.role == Role::King && sq == king_home(piece.color) {
+            // Koedem: only the original king castles; a king dropped later never does.
+            self.castling = self.castling - home_rank(piece.color);
+            self.king_unmoved[piece.color] = false;
+        }
         Some(Captured {
             piece,
             promoted,

@@ -35,7 +35,11 @@
 //! - [`Profile::Outages`], noisy plus one or two link outages a game of 1.5–6 s each,
 //!   the first over a capture whose piece the other board drops meanwhile when the game
 //!   has one (see `outage`).
+//!
+//! Koedem: a captured king is handed over and dropped like any piece; a grab promotion
+//! lifts the grabbed piece from the other board while that board plays on (`koedem`).
 
+mod koedem;
 mod outage;
 mod physical;
 mod random_game;
@@ -49,7 +53,7 @@ pub use timeline::simulate;
 use std::fmt;
 use std::str::FromStr;
 
-use crate::rules::{BoardId, BughouseGame, Move};
+use crate::rules::{BoardId, BughouseGame, Move, Square};
 
 /// How much physical noise the trace carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,6 +130,8 @@ pub struct SimMove {
     pub mv: Move,
     /// The mover's remaining seconds at his press.
     pub clock: f64,
+    /// Koedem grab promotion: where the grabbed piece stood on the other board.
+    pub grab: Option<Square>,
 }
 
 /// A game to simulate.

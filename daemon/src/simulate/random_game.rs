@@ -1,6 +1,8 @@
 //! Random legal bughouse games made with the rules core: both boards played at once, moves
 //! interleaved in the order of their presses, plausible whole-second clock readings, with
 //! a bias towards captures, drops and promotions so that every mechanism gets exercised.
+//! Under Koedem's rules the kings are captured and dropped like other pieces, and a
+//! promotion grabs a piece from the other board.
 
 use crate::rules::{BoardId, BughouseGame, ByBoard, ByColor, Move, MoveList, Rank, Role, Ruleset};
 
@@ -40,8 +42,18 @@ pub fn random_game(seed: u64, max_plies: usize, rules: Ruleset) -> SimGame {
             stuck += 1;
             continue;
         }
+        if game.rules().promotion_by_grab {
+            // A Koedem promotion needs a piece to grab.
+            scratch.retain(|m| m.promotion().is_none() || game.grab_sources(b, m).any());
+            if scratch.is_empty() {
+                next_at[b] += 2000;
+                stuck += 1;
+                continue;
+            }
+        }
         stuck = 0;
         let mv = pick(&mut rng, &scratch);
+        let grab = super::koedem::choose_grab(&mut rng, &game, b, &mv);
         let side = pos.turn();
         let t = next_at[b];
         let elapsed = t - last_press[b];
@@ -53,11 +65,19 @@ pub fn random_game(seed: u64, max_plies: usize, rules: Ruleset) -> SimGame {
         let clock = (*rem / 1000) as f64;
         last_press[b] = t;
         next_at[b] = t + think(&mut rng);
-        game.play(b, &mv, t);
+        match grab {
+            Some(sq) => {
+                let _ = game.play_grab_promotion(b, &mv, sq, t);
+            }
+            None => {
+                game.play(b, &mv, t);
+            }
+        }
         moves.push(SimMove {
             board: b,
             mv,
             clock,
+            grab,
         });
     }
     SimGame {

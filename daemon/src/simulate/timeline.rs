@@ -133,8 +133,13 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
         let mut late: Option<Step> = None;
         let mut actions_start = board_free[b] + 100;
         let mut actions_end = actions_start;
+        let mut first_step = actions_start;
         if !premoved[i] {
-            let show_pawn = mv.promotion() == Some(Role::Queen) && noisy && rng.chance(0.4);
+            // A grabbed piece is put on the promotion square for real.
+            let show_pawn = sm.grab.is_none()
+                && mv.promotion() == Some(Role::Queen)
+                && noisy
+                && rng.chance(0.4);
             let mut steps = physical::script(&pos, &phys[b], &mv, show_pawn, profile, &mut rng);
             physical::apply(&mut phys[b], &steps);
             let dur = duration(&steps);
@@ -149,6 +154,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             }
             let start = t.max(press_t.saturating_sub(dur + rng.range(100, 400)));
             actions_start = start;
+            first_step = start + steps.first().map_or(0, |s| s.delay);
             let end = out.steps(start, b, &steps);
             actions_end = end;
             if end + 50 > press_t {
@@ -163,6 +169,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             && late.is_none()
             && let Some(j) = next_same
             && !game.moves[j].mv.is_drop()
+            && game.moves[j].grab.is_none()
             && rng.chance(0.15)
         {
             {
@@ -232,11 +239,35 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             free = free.max(press_t);
             prev_global = prev_global.max(moved);
         }
+        if let Some(grab) = sm.grab {
+            // Koedem: the grabbed piece leaves the other board, which plays on.
+            let other = b.other();
+            let t = super::koedem::grab_time(
+                profile,
+                &mut rng,
+                first_step,
+                actions_end,
+                press_t,
+                board_free[other],
+            );
+            out.push(t, other, Kind::Square(grab, None), false);
+            phys[other].set_square(grab, None);
+            let next_there = game.moves[i + 1..].iter().find(|m| m.board == other);
+            if next_there.is_some_and(|m| m.mv.to() == grab || m.mv.from() == Some(grab)) {
+                board_free[other] = board_free[other].max(t);
+            }
+        }
         board_free[b] = free;
         prev_global = prev_global.max(press_t);
         last_press = Some((press_idx, b));
         last_press_fixed = link_across_press || duplicated || late.is_some();
-        let outcome = state.play_classified(b, &mv, state.classify(b, &mv), press_t);
+        let grabbed = sm
+            .grab
+            .and_then(|g| state.play_grab_promotion(b, &mv, g, press_t).ok());
+        let outcome = match grabbed {
+            Some(outcome) => outcome,
+            None => state.play_classified(b, &mv, state.classify(b, &mv), press_t),
+        };
         presses.push(PressInfo {
             ev: press_idx,
             board: b,

@@ -91,9 +91,10 @@
     }
   }
 
-  // Holdings of one colour: pieces with counts, in Q R B N P order.
+  // Holdings of one colour: pieces with counts, in K Q R B N P order. A king in hand
+  // (Koedem: taken on the other board) must be dropped as the next move: said so.
   function renderHoldings(el, board, holdings, color) {
-    const order = color === "white" ? "QRBNP" : "qrbnp";
+    const order = color === "white" ? "KQRBNP" : "kqrbnp";
     const counts = {};
     for (const c of holdings || "") counts[c] = (counts[c] || 0) + 1;
     el.innerHTML = "";
@@ -107,6 +108,14 @@
       item.dataset.count = n;
       if (n > 1) { const b = document.createElement("span"); b.className = "count"; b.textContent = n; item.appendChild(b); }
       el.appendChild(item);
+    }
+    const king = counts[color === "white" ? "K" : "k"] || 0;
+    el.classList.toggle("must-drop-king", king > 0);
+    if (king > 0) {
+      const note = document.createElement("span");
+      note.className = "must-drop";
+      note.textContent = "must drop the king";
+      el.appendChild(note);
     }
   }
 

@@ -147,6 +147,7 @@
     const holdings = info.holdings != null && info.holdings !== "" ? info.holdings : parsed.holdings;
     const flipped = bottomColor(b) === "black";
     window.BBBoard.render($("board-" + b), b, parsed, info.last_move, flipped);
+    markGrab($("board-" + b), grabOn(st, b));
     const bottom = bottomColor(b);
     const top = bottom === "white" ? "black" : "white";
     window.BBBoard.renderHoldings($("hold-" + b + "-top"), b, holdings.replace(top === "white" ? /[a-z]/g : /[A-Z]/g, ""), top);
@@ -164,6 +165,20 @@
     block.classList.toggle("disconnected", info.connected === false);
     block.dataset.link = info.connected === false ? "down" : "up";
     block.title = info.connected === false ? "Board " + b + ": link lost" : "";
+  }
+
+  // Koedem: a grab promotion (`b8=Ra1`) takes a piece off the other board; the square it
+  // left there is marked while that promotion is the last move.
+  function grabOn(st, b) {
+    const moves = st.moves || [];
+    const last = moves[moves.length - 1];
+    if (!last || last.board === b) return null;
+    const m = /=[QRBN]([a-h][1-8])/.exec(last.san || "");
+    return m ? m[1] : null;
+  }
+
+  function markGrab(el, square) {
+    for (const sq of el.children) sq.classList.toggle("grabbed", sq.dataset.square === square);
   }
 
   function render(st) {

@@ -6,7 +6,9 @@
 
 pub mod bfen;
 pub mod bpgn;
+pub mod grab;
 pub mod san;
+pub mod variant;
 
 pub use bfen::{
     BoardFen, ParseBfenError, parse_bfen, parse_board_fen, write_bfen, write_board_fen,

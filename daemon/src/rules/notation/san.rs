@@ -9,7 +9,10 @@
 //!
 //! The reader is relaxed: it accepts `p@e4`, `@e4` (a pawn), `0-0`/`0-0-0`, `e8Q` as well as
 //! `e8=Q` and `e8(Q)`, `++` for mate, and ignores trailing `!`/`?` annotations. The writer
-//! emits one canonical form: `P@e4`, `=Q`, `O-O`, `#`.
+//! emits one canonical form: `P@e4`, `=Q`, `O-O`, `#`. Koedem's grab promotion adds the
+//! grabbed piece's square on the other board after the promotion (`e8=Qd1`, see
+//! [`grab`](super::grab)); a king is written like any piece (`Kxe1`, `K@e4`), disambiguated
+//! when a player has several.
 //!
 //! Resolution follows what happened physically: a SAN is first matched against the legal
 //! moves; when none fits, against the moves the pieces could *physically* make (a drop of a
@@ -89,6 +92,8 @@ pub struct San {
     pub kind: SanKind,
     /// `+` or `#`, as written (reading) or as computed (writing).
     pub suffix: Option<Suffix>,
+    /// Koedem grab promotion: where the grabbed piece stood on the other board (`e8=Qd1`).
+    pub grab: Option<Square>,
 }
 
 /// Text that is not SAN.
@@ -182,7 +187,10 @@ impl FromStr for San {
         } else {
             None
         };
-        let body = &b[..end];
+        let (body, grab) = match super::grab::split_grab(&b[..end]) {
+            Some((n, square)) => (&b[..n], Some(square)),
+            None => (&b[..end], None),
+        };
         let kind = match body {
             b"" => return Err(perr(0, "a move")),
             b"O-O" | b"0-0" => SanKind::Castle(CastlingSide::King),
@@ -192,7 +200,7 @@ impl FromStr for San {
                 None => parse_normal(body)?,
             },
         };
-        Ok(San { kind, suffix })
+        Ok(San { kind, suffix, grab })
     }
 }
 
@@ -304,6 +312,9 @@ impl fmt::Display for San {
                     write!(f, "={}", p.upper_char())?;
                 }
             }
+        }
+        if let Some(grab) = self.grab {
+            write!(f, "{grab}")?;
         }
         if let Some(s) = self.suffix {
             f.write_str(s.as_str())?;
@@ -419,8 +430,6 @@ impl San {
                 let from = m.from().unwrap_or(to);
                 let (file, rank) = if role == Role::Pawn {
                     (m.is_capture().then_some(from.file()), None)
-                } else if role == Role::King {
-                    (None, None)
                 } else {
                     disambiguation(position, role, from, to)
                 };
@@ -443,7 +452,17 @@ impl San {
         } else {
             None
         };
-        San { kind, suffix }
+        San {
+            kind,
+            suffix,
+            grab: None,
+        }
+    }
+
+    /// The same SAN with a Koedem grab square (`e8=Q` → `e8=Qd1`).
+    #[must_use]
+    pub const fn with_grab(self, grab: Option<Square>) -> San {
+        San { grab, ..self }
     }
 }
 

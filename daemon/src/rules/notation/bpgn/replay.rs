@@ -12,12 +12,16 @@
 //! game's final token, the same token and SAN as the mover's last move on that board, in a
 //! game that ended on time. Any other move whose token was already played with the same SAN
 //! stops the replay as `repeated-move`.
+//!
+//! A Koedem grab (`e8=Qd1`) takes the piece off the other board as it promotes; a grab the
+//! rules forbid (a king, the wrong colour, an empty square, a ruleset without grabs) stops
+//! the replay as an illegal move (`bad-promotion`) without being played.
 
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::rules::notation::bfen::{ParseBfenError, write_bfen};
-use crate::rules::notation::{SanError, san_string};
+use crate::rules::notation::{San, SanError};
 use crate::rules::{
     BoardId, BughouseGame, ByBoard, ByColor, Color, IllegalReason, Legality, Move, MoveOutcome,
     Ruleset,
@@ -288,8 +292,24 @@ pub fn replay(game: &BpgnGame, rules: Ruleset) -> Result<Replay, ReplayError> {
                 break;
             }
         };
-        let canonical_san = san_string(position, &mv);
-        let outcome = board_game.play(token.board, &mv, 0);
+        let canonical_san = San::from_move(position, &mv)
+            .with_grab(m.san.grab)
+            .to_string();
+        let outcome = match m.san.grab {
+            None => board_game.play(token.board, &mv, 0),
+            Some(grab) => match board_game.play_grab_promotion(token.board, &mv, grab, 0) {
+                Ok(outcome) => outcome,
+                Err(reason) => {
+                    stop = Some(ReplayStop::Illegal {
+                        index,
+                        token,
+                        san_text: m.san_text.clone(),
+                        reason,
+                    });
+                    break;
+                }
+            },
+        };
         if let Some(t) = m.clock {
             let side = &mut clocks.known[token.board];
             match token.color {

@@ -1,0 +1,518 @@
+//! Koedem from the sensors: one test per case (king captured and dropped, king not dropped,
+//! a player with no pieces waiting, grab promotions before / during / after the press and
+//! while the other board's player has a piece in the air, illegal grabs, the four-kings
+//! end), and the round trip of random Koedem games through simulator and inference.
+//!
+//! `cargo test` runs a sample of the round trip (30 games per profile);
+//! `BUGBRIDGE_KOEDEM_FULL=1 cargo test --release -p bugbridge --test infer_koedem --
+//! --nocapture` runs 300 per profile (a number ≥ 300 instead of `1` runs that many) and
+//! prints the figures.
+
+use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, SensorEvent};
+use bugbridge::rules::notation::parse_bfen;
+use bugbridge::rules::{
+    BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, IllegalReason, MatchResult, Piece,
+    Role, RulesetName, Square, Team,
+};
+use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+
+const A: BoardId = BoardId::A;
+const B: BoardId = BoardId::B;
+
+fn sq(s: &str) -> Square {
+    s.parse().expect("square")
+}
+
+fn piece(c: char) -> Piece {
+    Piece::from_char(c).expect("piece letter")
+}
+
+/// Two boards with clocks under Koedem's rules, fed event by event.
+struct Table {
+    inf: Inferrer,
+    t: u64,
+    out: Vec<Inference>,
+    clocks: ByBoard<ByColor<f64>>,
+    running: ByBoard<Option<Color>>,
+    /// Fischer increment added to the mover's clock at each press.
+    increment: f64,
+}
+
+impl Table {
+    fn from_bfen(bfen: &str) -> Table {
+        let rules = RulesetName::Koedem.ruleset();
+        let fens = parse_bfen(bfen, rules).expect("bfen");
+        let mut game = BughouseGame::from_positions(fens.a.position, fens.b.position, rules);
+        // The rest of two full sets waits in board B's holdings, so the material audit has
+        // nothing to say about the test positions themselves.
+        if let Err(m) = game.material_audit() {
+            for (color, role, have, want) in m.differences {
+                assert!(
+                    role != Role::King && have < want,
+                    "test position: {color} {role}s"
+                );
+                for _ in have..want {
+                    game.board_mut(B).pockets_mut()[color].add(role);
+                }
+            }
+        }
+        let config = InferConfig {
+            ruleset: rules,
+            ..InferConfig::default()
+        };
+        let mut table = Table {
+            inf: Inferrer::new(config, Some(game.clone())),
+            t: 0,
+            out: Vec::new(),
+            clocks: ByBoard::new_with(|_| ByColor {
+                white: 180.0,
+                black: 180.0,
+            }),
+            running: ByBoard::default(),
+            increment: 0.0,
+        };
+        for b in BoardId::ALL {
+            table.feed(SensorEvent::Snapshot {
+                board: b,
+                placement: *game.board(b).board(),
+            });
+        }
+        for b in BoardId::ALL {
+            table.running[b] = Some(game.board(b).turn());
+            table.clock_event(b);
+        }
+        table
+    }
+
+    fn feed(&mut self, ev: SensorEvent) {
+        let out = self.inf.observe(self.t, &ev);
+        self.out.extend(out);
+    }
+
+    fn clock_event(&mut self, b: BoardId) {
+        let c = self.clocks[b];
+        self.feed(SensorEvent::Clock {
+            board: b,
+            white: c.white,
+            black: c.black,
+            running: self.running[b],
+        });
+    }
+
+    fn wait(&mut self, ms: u64) -> &mut Table {
+        self.t += ms;
+        let out = self.inf.tick(self.t);
+        self.out.extend(out);
+        self
+    }
+
+    fn square(&mut self, b: BoardId, s: &str, p: Option<Piece>) -> &mut Table {
+        self.t += 150;
+        self.feed(SensorEvent::Square {
+            board: b,
+            sq: sq(s),
+            piece: p,
+        });
+        self
+    }
+
+    fn lift(&mut self, b: BoardId, s: &str) -> &mut Table {
+        self.square(b, s, None)
+    }
+
+    fn put(&mut self, b: BoardId, s: &str, p: char) -> &mut Table {
+        self.square(b, s, Some(piece(p)))
+    }
+
+    /// The player whose clock runs presses it.
+    fn press(&mut self, b: BoardId) -> &mut Table {
+        self.t += 200;
+        let mover = self.running[b].unwrap_or(Color::White);
+        self.clocks[b][mover] += self.increment - 3.0;
+        self.running[b] = Some(mover.other());
+        self.clock_event(b);
+        self
+    }
+
+    fn sans(&self) -> Vec<String> {
+        self.inf
+            .record()
+            .iter()
+            .map(|e| format!("{}:{}", e.board, e.san))
+            .collect()
+    }
+
+    fn alerts(&self, code: AlertCode) -> usize {
+        self.out
+            .iter()
+            .filter(|i| matches!(i, Inference::Alert(a) if a.code == code))
+            .count()
+    }
+
+    fn any_alert(&self) -> Vec<String> {
+        self.out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a) => Some(a.detail.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn illegal(&self) -> Vec<(BoardId, Color, IllegalReason)> {
+        self.out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a) if a.code == AlertCode::IllegalMove => Some((
+                    a.board.expect("board"),
+                    a.side.expect("side"),
+                    a.reason.expect("reason"),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn end(&self) -> Option<(MatchResult, Option<EndReason>)> {
+        self.out.iter().find_map(|i| match i {
+            Inference::End { result, reason, .. } => Some((*result, *reason)),
+            _ => None,
+        })
+    }
+}
+
+/// Board A: White's bishop can take Black's king on d2; board B: Black to move after.
+const KING_CAPTURE: &str = "8/8/8/8/1B6/8/3k4/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/4K3 b - -";
+
+#[test]
+fn king_captured_and_dropped_at_once() {
+    let mut t = Table::from_bfen(KING_CAPTURE);
+    // Black's second king on A is taken: it goes to Black on B, who drops it at once.
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    assert_eq!(t.sans(), ["A:Bxd2"]);
+    assert_eq!(
+        t.inf.game().board(B).pockets()[Color::Black].count(Role::King),
+        1
+    );
+    t.put(B, "e4", 'k').press(B);
+    assert_eq!(t.sans(), ["A:Bxd2", "B:K@e4"]);
+    assert!(t.any_alert().is_empty(), "{:?}", t.any_alert());
+    // Black on A has no king now, and no stalemate: he waits.
+    assert!(t.inf.game().board(A).board().kings(Color::Black).is_empty());
+    assert_eq!(
+        t.inf.game().board(B).pockets()[Color::Black].count(Role::King),
+        0
+    );
+}
+
+#[test]
+fn king_not_dropped_when_it_must_be_is_alerted_and_the_game_goes_on() {
+    let mut t = Table::from_bfen(KING_CAPTURE);
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    // Black on B plays a pawn instead of dropping the king.
+    t.lift(B, "a7").put(B, "a6", 'p').press(B);
+    assert_eq!(t.sans(), ["A:Bxd2", "B:a6"]);
+    assert_eq!(
+        t.illegal(),
+        [(B, Color::Black, IllegalReason::KingNotDropped)]
+    );
+    // The game goes on: White answers on B, Black then drops the king.
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    t.put(B, "e5", 'k').press(B);
+    assert_eq!(t.sans(), ["A:Bxd2", "B:a6", "B:a3", "B:K@e5"]);
+    assert_eq!(t.illegal().len(), 1);
+}
+
+#[test]
+fn moving_into_check_is_legal() {
+    let mut t = Table::from_bfen("8/8/8/8/8/4k3/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    // White's king steps next to Black's; Black's king steps next to it.
+    t.lift(A, "e1").put(A, "d2", 'K').press(A);
+    t.lift(A, "e3").put(A, "d3", 'k').press(A);
+    assert!(t.illegal().is_empty(), "{:?}", t.illegal());
+    assert_eq!(t.sans().len(), 2);
+}
+
+#[test]
+fn a_player_with_no_pieces_waits_then_drops() {
+    // Black on A has nothing at all; his clock runs.
+    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/p7/R3K3 w - -");
+    t.wait(20_000);
+    assert!(t.sans().is_empty());
+    assert!(
+        t.any_alert().is_empty(),
+        "waiting is no fault: {:?}",
+        t.any_alert()
+    );
+    // His partner (White on B) takes a pawn: Black on A receives it and drops it.
+    t.lift(B, "a1").lift(B, "a2").put(B, "a2", 'R').press(B);
+    assert_eq!(
+        t.inf.game().board(A).pockets()[Color::Black].count(Role::Pawn),
+        1
+    );
+    t.put(A, "e5", 'p').press(A);
+    assert_eq!(t.sans().last().map(String::as_str), Some("A:P@e5"));
+    assert!(t.illegal().is_empty(), "{:?}", t.illegal());
+}
+
+#[test]
+fn a_press_without_a_move_by_a_waiting_player_is_alerted() {
+    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/8/4K3 w - -");
+    t.press(A).wait(5000);
+    assert!(t.sans().is_empty());
+    assert_eq!(t.alerts(AlertCode::ClockWithoutMove), 1);
+}
+
+/// White on A promotes on b8 by grabbing White's rook from a1 of board B.
+const GRAB: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K3 b - -";
+
+fn assert_grabbed(t: &Table) {
+    assert_eq!(t.sans()[0], "A:b8=Ra1");
+    let b = t.inf.game().board(B);
+    assert_eq!(b.board().piece_at(sq("a1")), None);
+    // 11 pawns of the reserve, and the promoted pawn for the player whose rook was taken.
+    assert_eq!(b.pockets()[Color::White].count(Role::Pawn), 12);
+    let a = t.inf.game().board(A);
+    assert_eq!(a.board().piece_at(sq("b8")), Some(piece('R')));
+    assert!(
+        !a.promoted().contains(sq("b8")),
+        "a grabbed piece is a real one"
+    );
+    for code in [
+        AlertCode::MaterialMismatch,
+        AlertCode::UnrecognizedPosition,
+        AlertCode::ClockWithoutMove,
+        AlertCode::IllegalMove,
+    ] {
+        assert_eq!(t.alerts(code), 0, "{code}: {:?}", t.any_alert());
+    }
+}
+
+/// Board B plays on after the grab: Black then White move there.
+fn board_b_plays_on(t: &mut Table) {
+    t.lift(B, "a7").put(B, "a6", 'p').press(B);
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    let sans = t.sans();
+    assert_eq!(&sans[sans.len() - 2..], ["B:a6", "B:a3"]);
+}
+
+#[test]
+fn grab_before_the_press() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(B, "a1").wait(800);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    board_b_plays_on(&mut t);
+    assert_grabbed(&t);
+}
+
+#[test]
+fn grab_during_the_press() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
+    board_b_plays_on(&mut t);
+    assert_grabbed(&t);
+}
+
+#[test]
+fn grab_just_after_the_press() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    assert_eq!(t.sans(), ["A:b8=R"]);
+    t.wait(300).lift(B, "a1");
+    // The record is corrected with the grabbed square.
+    assert!(t.out.iter().any(|i| matches!(i,
+        Inference::Correction(c) if c.old_san == "b8=R" && c.new_san == "b8=Ra1")));
+    board_b_plays_on(&mut t);
+    assert_grabbed(&t);
+}
+
+#[test]
+fn grab_while_the_other_boards_player_has_a_piece_in_the_air() {
+    let mut t = Table::from_bfen(GRAB);
+    // Black on B lifts his pawn; meanwhile the rook is grabbed and A presses.
+    t.lift(B, "a7");
+    t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
+    t.put(B, "a6", 'p').press(B);
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    assert_eq!(t.sans(), ["A:b8=Ra1", "B:a6", "B:a3"]);
+    assert_grabbed(&t);
+}
+
+#[test]
+fn a_promotion_without_a_grab_is_alerted_as_illegal() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.wait(20_000);
+    assert_eq!(t.sans(), ["A:b8=R"]);
+    assert_eq!(
+        t.illegal(),
+        [(A, Color::White, IllegalReason::BadPromotion)]
+    );
+    // Recorded as played: the game goes on.
+    t.lift(A, "h7").put(A, "g6", 'k').press(A);
+    assert_eq!(t.sans().len(), 2);
+}
+
+#[test]
+fn a_grab_of_the_wrong_colour_is_alerted_as_illegal() {
+    // A black rook leaves board B while White promotes on A.
+    let mut t =
+        Table::from_bfen("8/1P5k/8/8/8/8/8/4K3 w - - | r3k3/pppp4/8/8/8/8/PPPP4/R3K3 b - -");
+    t.lift(A, "b7").lift(B, "a8").put(A, "b8", 'R').press(A);
+    t.wait(20_000);
+    assert_eq!(t.sans(), ["A:b8=R"]);
+    assert!(
+        t.illegal()
+            .contains(&(A, Color::White, IllegalReason::BadPromotion)),
+        "{:?}",
+        t.illegal()
+    );
+}
+
+#[test]
+fn four_kings_end_on_board_a() {
+    // White on A already holds two kings, Black on B his own: taking Black's king on A
+    // puts the fourth in Black-on-B's hand.
+    let mut t = Table::from_bfen("8/8/8/8/1B6/8/3k4/K3K3 w - - | 4k3/8/8/8/8/8/8/8 w - -");
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    assert_eq!(
+        t.end(),
+        Some((MatchResult::Won(Team::WhiteA), Some(EndReason::AllKings)))
+    );
+    assert_eq!(t.inf.game().team_with_all_kings(), Some(Team::WhiteA));
+}
+
+#[test]
+fn four_kings_end_on_board_b_by_a_king_in_hand() {
+    // Black on B holds two kings there and takes White's last one: it goes into White-on-A's
+    // hand, the fourth king of their team.
+    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/3q4/4K3 b - -");
+    t.lift(B, "d2").lift(B, "e1").put(B, "e1", 'q').press(B);
+    assert_eq!(
+        t.end(),
+        Some((MatchResult::Won(Team::WhiteA), Some(EndReason::AllKings)))
+    );
+    assert_eq!(
+        t.inf.game().board(A).pockets()[Color::White].count(Role::King),
+        1
+    );
+}
+
+#[test]
+fn fischer_increment_clocks_are_recorded_as_shown() {
+    let tc = bugbridge::config::TimeControl::parse("180+2").expect("time control");
+    assert_eq!((tc.base, tc.increment), (180, 2));
+    let mut t = Table::from_bfen(KING_CAPTURE);
+    t.increment = f64::from(tc.increment);
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    t.put(B, "e4", 'k').press(B);
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    let clocks: Vec<Option<f64>> = t.inf.record().iter().map(|e| e.clock).collect();
+    // 180 - 3 s of thought + 2 s of increment each.
+    assert_eq!(clocks, [Some(179.0), Some(179.0), Some(179.0)]);
+}
+
+/// How one random game came back.
+fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, String> {
+    let rules = RulesetName::Koedem.ruleset();
+    let trace = simulate(game, profile, seed);
+    let config = InferConfig {
+        ruleset: rules,
+        ..InferConfig::default()
+    };
+    let mut inf = Inferrer::new(config, Some(game.start.clone()));
+    let mut out = Vec::new();
+    let mut last = 0;
+    for (t, ev) in &trace {
+        inf.observe_into(*t, ev, &mut out);
+        last = *t;
+    }
+    out.extend(inf.tick(last + 60_000));
+    let record = inf.record();
+    for (i, (got, want)) in record.iter().zip(&game.moves).enumerate() {
+        let grab_ok = match want.grab {
+            Some(g) => got
+                .san
+                .trim_end_matches(['+', '#'])
+                .ends_with(&g.to_string()),
+            None => true,
+        };
+        if got.board != want.board || got.mv != want.mv || got.clock != Some(want.clock) || !grab_ok
+        {
+            return Err(format!(
+                "ply {i}: got {} {} {:?}, want {} {} grab {:?} {}",
+                got.board, got.san, got.clock, want.board, want.mv, want.grab, want.clock
+            ));
+        }
+    }
+    if record.len() > game.moves.len() {
+        return Err(format!("{} extra moves", record.len() - game.moves.len()));
+    }
+    Ok(record.len() == game.moves.len())
+}
+
+fn full_count() -> Option<u64> {
+    let v = std::env::var("BUGBRIDGE_KOEDEM_FULL").ok()?;
+    let n: u64 = v.parse().ok()?;
+    (n > 0).then_some(n.max(300))
+}
+
+fn run(profile: Profile) {
+    let count = full_count().unwrap_or(30);
+    let rules = RulesetName::Koedem.ruleset();
+    let games: Vec<SimGame> = (0..count).map(|s| random_game(s, 120, rules)).collect();
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    let grabs: usize = games
+        .iter()
+        .map(|g| g.moves.iter().filter(|m| m.grab.is_some()).count())
+        .sum();
+    let kings: usize = games
+        .iter()
+        .map(|g| {
+            g.moves
+                .iter()
+                .filter(|m| m.mv.capture() == Some(Role::King))
+                .count()
+        })
+        .sum();
+    let mut exact = 0;
+    let mut wrong = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        match round_trip(g, profile, 2000 + i as u64) {
+            Ok(true) => exact += 1,
+            Ok(false) => {}
+            Err(e) => wrong.push(format!("game {i} ({profile}): {e}")),
+        }
+    }
+    println!(
+        "{profile}: {count} Koedem games, {plies} plies, {kings} king captures, {grabs} grabs: {exact} exact, {} wrong",
+        wrong.len()
+    );
+    match profile {
+        Profile::Clean | Profile::Noisy => {
+            assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+            assert_eq!(exact, games.len(), "{profile}: all exact");
+        }
+        Profile::Faults | Profile::Outages => assert!(
+            exact * 100 >= games.len() * 99,
+            "faults: {exact} of {} exact\n{}",
+            games.len(),
+            wrong.join("\n")
+        ),
+    }
+}
+
+#[test]
+fn random_koedem_games_round_trip_exactly_on_clean() {
+    run(Profile::Clean);
+}
+
+#[test]
+fn random_koedem_games_round_trip_exactly_on_noisy() {
+    run(Profile::Noisy);
+}
+
+#[test]
+fn random_koedem_games_round_trip_on_faults() {
+    run(Profile::Faults);
+}
