@@ -34,6 +34,15 @@ pub(super) enum Note {
     Acked { epoch: u64, pkid: u16 },
 }
 
+/// The broker the poller talks to, and what it takes from it.
+pub(super) struct Peer {
+    /// The broker's address, for the logs and the health report.
+    pub(super) broker: String,
+    /// The client and the topic to take operator actions from, when the configuration
+    /// accepts them.
+    pub(super) operator: Option<(AsyncClient, String)>,
+}
+
 /// The poller task: see the docs of [`super::publisher`].
 pub(super) async fn poll(
     mut eventloop: EventLoop,
@@ -42,8 +51,7 @@ pub(super) async fn poll(
     status: watch::Sender<MqttStatus>,
     hub: Hub,
     (min, max): (Duration, Duration),
-    broker: String,
-    operator: Option<(AsyncClient, String)>,
+    Peer { broker, operator }: Peer,
 ) {
     let metrics = hub.metrics();
     let mut delay = min;
@@ -87,7 +95,6 @@ pub(super) async fn poll(
                     s.problem = None;
                     s.failures = 0;
                 });
-                tracing::info!(epoch, "MQTT connected");
                 if let Some((client, name)) = &operator {
                     // A clean session: subscribe again on every connection.
                     let _ = client.try_subscribe(name.clone(), QoS::AtLeastOnce);

@@ -29,7 +29,7 @@ use rumqttc::{AsyncClient, EventLoop, LastWill, MqttOptions, QoS};
 use tokio::sync::{mpsc, watch};
 
 use super::options::{BrokerUrl, PublisherOptions};
-use super::poller::{Gate, Note, poll};
+use super::poller::{Gate, Note, Peer, poll};
 use crate::error::MqttOptionsError;
 use crate::hub::Hub;
 use crate::wire::topic;
@@ -420,8 +420,10 @@ impl PublisherLoop {
             status,
             hub.clone(),
             backoff,
-            broker,
-            operator_topic.map(|t| (client.clone(), t)),
+            Peer {
+                broker,
+                operator: operator_topic.map(|t| (client.clone(), t)),
+            },
         ));
         let mut generation = hub.generation_rx();
         let mut feeder = Feeder {
