@@ -466,6 +466,19 @@ impl Inferrer {
         let keys: Vec<(Color, u32)> = entries.iter().map(|e| (e.side, e.number)).collect();
         let t_end = times.last().map_or(0, |p| p.t);
         self.merge_into_record(record_len, entries);
+        // A Koedem promotion of the gap takes its grab from the other board like any other.
+        let promotions: Vec<usize> = self
+            .record
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                e.board == board && e.mv.promotion().is_some() && keys.contains(&(e.side, e.number))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        for i in promotions {
+            self.grab_on_commit(i, out);
+        }
         self.gap_stats.bridged += 1;
         let track = &mut self.tracks[board];
         track.lifts.clear();
