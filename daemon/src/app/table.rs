@@ -647,6 +647,23 @@ mod tests {
         ]
     }
 
+    /// The players set the boards up again after 1A. e4 (the pawn back to e2): a new game.
+    fn set_up_again() -> Vec<TraceEvent> {
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        vec![
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e4"),
+                piece: None,
+            },
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e2"),
+                piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
+            },
+        ]
+    }
+
     #[test]
     fn moves_and_operator_actions_survive_a_crash_and_a_restart() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-{}", std::process::id()));
@@ -700,22 +717,7 @@ mod tests {
         };
         table.on_action(&draw).unwrap();
         // The players set both boards up again.
-        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
-        feed(
-            &mut table,
-            vec![
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e4"),
-                    piece: None,
-                },
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e2"),
-                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
-                },
-            ],
-        );
+        feed(&mut table, set_up_again());
         assert_eq!(table.files.number, 2, "a new game began");
         let first = std::fs::read_to_string(store_files(&dir, 1).bpgn).unwrap();
         assert!(
@@ -794,21 +796,7 @@ mod tests {
             })
             .unwrap();
         // A new game, and its first move.
-        feed(
-            &mut table,
-            vec![
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e4"),
-                    piece: None,
-                },
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e2"),
-                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
-                },
-            ],
-        );
+        feed(&mut table, set_up_again());
         assert_eq!(table.files.number, 2);
         feed(&mut table, first_move());
         let before = seq(&first_hub);
@@ -905,22 +893,7 @@ mod tests {
         };
         assert_eq!(listed(&hub), [(1, "0-1".to_owned(), 1)]);
         // The players set both boards up again: game 2 begins, game 1 stays served.
-        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
-        feed(
-            &mut table,
-            vec![
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e4"),
-                    piece: None,
-                },
-                TraceEvent::Square {
-                    board: WireBoard::A,
-                    sq: sq("e2"),
-                    piece: bugbridge_drivers::trace::SensorPiece::from_char('P'),
-                },
-            ],
-        );
+        feed(&mut table, set_up_again());
         assert_eq!(table.files.number, 2);
         assert_eq!(listed(&hub), [(1, "0-1".to_owned(), 1)]);
         drop(table);
