@@ -10,8 +10,9 @@
 //! * `broker_restart`: the broker restarted mid-game; retained state current, no
 //!   unexplained `seq` gap.
 //! * `unplug`: a board unplugged and replugged mid-game; `link-lost`, then the game goes on.
-//! * `eeprom`: a powered DGT board unplugged for three plies; its EEPROM log replayed at
-//!   replug, the record exact.
+//! * `outage`: a board's cable out for 4 s over three of its plies: a powered DGT board's
+//!   EEPROM log replayed at replug (the record exact); a DGT board that lost power, and a
+//!   Millennium board, bridged by the gap search (the same moves, order and result).
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -21,10 +22,10 @@
 mod broker_restart;
 #[path = "e2e/demo.rs"]
 mod demo;
-#[path = "e2e/eeprom.rs"]
-mod eeprom;
 #[path = "e2e/koedem.rs"]
 mod koedem;
+#[path = "e2e/outage.rs"]
+mod outage;
 #[path = "e2e/quiet.rs"]
 mod quiet;
 #[path = "e2e/relay.rs"]

@@ -1,4 +1,5 @@
-//! Two emulated DGT boards with clocks on pseudo-terminals, played one event at a time.
+//! Two emulated e-boards on pseudo-terminals, played one event at a time: DGT boards with
+//! clocks by default, or a Millennium board (no clock) on either side.
 //!
 //! Both boards run in [`Pace::Manual`]: nothing happens until the test advances them. The
 //! test plays the trace in its own order (the board whose next event is earliest goes
@@ -19,8 +20,11 @@ use crate::within;
 pub struct Step {
     /// The board that plays it.
     pub board: BoardId,
-    /// A clock press that completes a move.
+    /// The event that completes a move: a clock press, or on a clockless board the last
+    /// square change before the press the trace holds.
     pub press: bool,
+    /// Its time in the trace (ms).
+    pub t: u64,
 }
 
 /// The two boards of a table.
@@ -32,6 +36,7 @@ pub struct Table {
     played: [usize; 2],
     moves: usize,
     last: Option<(std::time::Instant, std::time::Instant)>,
+    last_step: Option<Step>,
 }
 
 fn index(b: BoardId) -> usize {
@@ -51,10 +56,22 @@ impl Table {
     /// When a pty cannot be created.
     #[must_use]
     pub fn start(game: &TestGame, links: Option<&Path>) -> Table {
+        Table::start_with(game, links, [DriverKind::Dgt, DriverKind::Dgt])
+    }
+
+    /// [`Table::start`] with board A's and board B's devices: a Millennium board has no
+    /// clock, so its clock events are not played, and its moves complete with their last
+    /// square change (the daemon commits them once the board has been still).
+    ///
+    /// # Panics
+    ///
+    /// As [`Table::start`].
+    #[must_use]
+    pub fn start_with(game: &TestGame, links: Option<&Path>, drivers: [DriverKind; 2]) -> Table {
         let emulators = [BoardId::A, BoardId::B]
             .into_iter()
             .map(|b| {
-                let mut cfg = EmulatorConfig::new(DriverKind::Dgt);
+                let mut cfg = EmulatorConfig::new(drivers[index(b)]);
                 cfg.board = b;
                 cfg.pace = Pace::Manual;
                 cfg.link_path =
@@ -72,6 +89,7 @@ impl Table {
                 continue;
             };
             let i = index(board);
+            let clockless = drivers[i] == DriverKind::Millennium;
             let press = match &line.event {
                 TraceEvent::Board { .. } if !seen_first[i] => {
                     seen_first[i] = true;
@@ -80,12 +98,29 @@ impl Table {
                 TraceEvent::Board { .. } | TraceEvent::Square { .. } => false,
                 TraceEvent::Clock { running: r, .. } => {
                     let before = running[i].replace(*r);
-                    matches!((before, r), (Some(Some(x)), Some(y)) if x != *y)
+                    let press = matches!((before, r), (Some(Some(x)), Some(y)) if x != *y);
+                    if clockless {
+                        // Not played: the move ends with its last square change.
+                        if press
+                            && let Some(last) = schedule
+                                .iter_mut()
+                                .rev()
+                                .find(|s: &&mut Step| s.board == board)
+                        {
+                            last.press = true;
+                        }
+                        continue;
+                    }
+                    press
                 }
                 _ => continue,
             };
             seen_first[i] = true;
-            schedule.push(Step { board, press });
+            schedule.push(Step {
+                board,
+                press,
+                t: line.t,
+            });
         }
         Table {
             emulators,
@@ -94,6 +129,7 @@ impl Table {
             played: [0, 0],
             moves: 0,
             last: None,
+            last_step: None,
         }
     }
 
@@ -175,10 +211,17 @@ impl Table {
         .await
         .expect("the emulator is running");
         self.last = Some((asked, std::time::Instant::now()));
+        self.last_step = Some(step);
         if step.press {
             self.moves += 1;
         }
         Some(step)
+    }
+
+    /// The last event played.
+    #[must_use]
+    pub fn last_step(&self) -> Option<Step> {
+        self.last_step
     }
 
     /// When the last [`Table::step`] asked the board to play (before its bytes were
