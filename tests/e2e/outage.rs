@@ -17,7 +17,8 @@
 //! * a Millennium board (no clock, no log): the same from the snapshot alone.
 
 use bugbridge::config::ClockSource;
-use bugbridge::rules::notation::bpgn::{BpgnGame, parse_bpgn};
+use bugbridge::rules::RulesetName;
+use bugbridge::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay};
 use bugbridge_broadcast::wire::{self, EventKind};
 use bugbridge_drivers::session::DriverKind;
 use bugbridge_drivers::trace::BoardId;
@@ -238,65 +239,100 @@ async fn a_millennium_board_out_for_three_plies_is_bridged_by_the_search() {
     assert_counter(&run, "bugbridge_link_gaps", "outcome=\"bridged\"", 1);
 }
 
-/// The record holds the game's moves in the game's order with its result; the gap's moves
-/// (and only they) are flagged reconstructed; every other move's time is the game's (none on
-/// a clockless board); with a clock, each gap move's time lies between its mover's times
-/// before and after the gap.
+/// The record holds the game's moves with the game's result and replays legally; the gap's
+/// moves (and only they) are flagged reconstructed; every other move's time is the game's
+/// (none on a clockless board); with a clock, each gap move's time lies between its
+/// mover's times before and after the gap.
+///
+/// With a clock, the order of the moves is the game's. A clockless board's moves are
+/// committed once the board has been still, after the other board's presses that came
+/// before its (unheard) press in the game: there each board's own sequence is compared.
 fn assert_same_game(run: &Run, clock: bool) {
     let game = &run.game;
-    let gap = run.gap_from..run.gap_from + GAP_PLIES;
-    let clockless = |b: wire::Board| !clock && b == wire_letter(run.board);
+    let gap_board = wire_letter(run.board);
     assert_eq!(run.state.moves.len(), game.moves.len());
     assert_eq!(run.events.len(), game.moves.len());
-    for (i, (e, m)) in run.events.iter().zip(&game.moves).enumerate() {
-        let what = format!("move {i}: {e:?} against {m:?}");
-        assert_eq!(e.board, Some(m.board), "{what}");
-        assert_eq!(e.side, Some(m.side), "{what}");
-        assert_eq!(e.number, Some(m.number), "{what}");
-        assert_eq!(e.san.as_deref(), Some(m.san.as_str()), "{what}");
-        let placement = |bfen: &str| bfen.split(['|', ' ']).next().unwrap_or("").to_owned();
-        assert_eq!(
-            e.bfen.as_deref().map(placement),
-            Some(placement(&m.bfen)),
-            "{what}"
-        );
-        let reconstructed = e.flags.iter().any(|f| f == "reconstructed");
-        assert_eq!(reconstructed, gap.contains(&i), "{what}");
-        if clockless(m.board) {
-            assert_eq!(e.clock, None, "{what}");
-        } else if !gap.contains(&i) {
-            assert_eq!(e.clock, m.clock, "{what}");
+    for b in [wire::Board::A, wire::Board::B] {
+        let got: Vec<_> = run.events.iter().filter(|e| e.board == Some(b)).collect();
+        let want: Vec<_> = game.moves.iter().filter(|m| m.board == b).collect();
+        let gap = if b == gap_board {
+            let first = game.moves[..run.gap_from]
+                .iter()
+                .filter(|m| m.board == b)
+                .count();
+            first..first + GAP_PLIES
         } else {
-            let same_side =
-                |j: &usize| game.moves[*j].board == m.board && game.moves[*j].side == m.side;
-            let before = (0..gap.start)
-                .rev()
-                .find(same_side)
-                .and_then(|j| game.moves[j].clock);
-            let after = (gap.end..game.moves.len())
-                .find(same_side)
-                .and_then(|j| game.moves[j].clock);
-            let t = e.clock.expect("a reconstructed time");
-            assert!(before.is_none_or(|b| t <= b), "{what}");
-            assert!(after.is_none_or(|a| t >= a), "{what}");
+            0..0
+        };
+        assert_eq!(got.len(), want.len(), "board {b:?}");
+        for (i, (e, m)) in got.iter().zip(&want).enumerate() {
+            let what = format!("board {b:?} move {i}: {e:?} against {m:?}");
+            assert_eq!(e.side, Some(m.side), "{what}");
+            assert_eq!(e.number, Some(m.number), "{what}");
+            assert_eq!(e.san.as_deref(), Some(m.san.as_str()), "{what}");
+            assert_eq!(
+                e.bfen.as_deref().map(|f| half(f, b)),
+                Some(half(&m.bfen, b)),
+                "{what}"
+            );
+            let reconstructed = e.flags.iter().any(|f| f == "reconstructed");
+            assert_eq!(reconstructed, gap.contains(&i), "{what}");
+            if !clock && b == gap_board {
+                assert_eq!(e.clock, None, "{what}");
+            } else if !gap.contains(&i) {
+                assert_eq!(e.clock, m.clock, "{what}");
+            } else {
+                let same_side = |j: &usize| want[*j].side == m.side;
+                let before = (0..gap.start)
+                    .rev()
+                    .find(same_side)
+                    .and_then(|j| want[j].clock);
+                let after = (gap.end..want.len())
+                    .find(same_side)
+                    .and_then(|j| want[j].clock);
+                let t = e.clock.expect("a reconstructed time");
+                assert!(before.is_none_or(|b| t <= b), "{what}");
+                assert!(after.is_none_or(|a| t >= a), "{what}");
+            }
         }
     }
-    // The BPGN: the same moves, order and result as the game's.
+    if clock {
+        for (e, m) in run.events.iter().zip(&game.moves) {
+            assert_eq!(
+                (e.board, e.side, e.number),
+                (Some(m.board), Some(m.side), Some(m.number))
+            );
+        }
+    }
+    // The BPGN: the same moves and result as the game's, and it replays legally.
     let got = one_game(&run.bpgn);
     let want = one_game(&game.bpgn);
-    let sans = |g: &BpgnGame| -> Vec<String> {
-        g.moves
+    let per_board = |g: &BpgnGame| -> Vec<String> {
+        let mut tokens: Vec<String> = g
+            .moves
             .iter()
             .map(|m| {
                 format!(
-                    "{}{:?}{:?} {}",
-                    m.token.number, m.token.board, m.token.color, m.san_text
+                    "{:?} {} {:?} {}",
+                    m.token.board, m.token.number, m.token.color, m.san_text
                 )
             })
-            .collect()
+            .collect();
+        tokens.sort_by_key(|t| t.starts_with('B'));
+        tokens
     };
-    assert_eq!(sans(&got), sans(&want));
+    assert_eq!(per_board(&got), per_board(&want));
     assert_eq!(got.result, want.result);
+    let replayed = replay(&got, RulesetName::Fide.ruleset()).expect("the record replays");
+    assert!(replayed.is_legal(), "{:?}\n{}", replayed.stop, run.bpgn);
+    assert_eq!(replayed.moves.len(), game.moves.len());
+}
+
+/// Board `b`'s placement in a BFEN.
+fn half(bfen: &str, b: wire::Board) -> String {
+    let i = usize::from(b == wire::Board::B);
+    let side = bfen.split('|').nth(i).unwrap_or("").trim();
+    side.split([' ', '/']).take(8).collect::<Vec<_>>().join("/")
 }
 
 fn one_game(bpgn: &str) -> BpgnGame {
