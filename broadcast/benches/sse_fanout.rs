@@ -60,6 +60,7 @@ fn update(ply: u32) -> Update {
             number: p.div_ceil(2),
             san: "Nf3".to_owned(),
             clock: Some(170.0),
+            flags: Vec::new(),
         })
         .collect();
     let board = BoardState {
@@ -67,6 +68,7 @@ fn update(ply: u32) -> Update {
         black: Some("Black player".to_owned()),
         bfen: START.to_owned(),
         connected: true,
+        physical: None,
         ..BoardState::default()
     };
     let state = MatchState {

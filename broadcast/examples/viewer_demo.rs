@@ -21,6 +21,7 @@ fn mv(board: Board, side: Side, number: u32, san: &str, clock: f64) -> MoveEntry
         number,
         san: san.to_owned(),
         clock: Some(clock),
+        flags: Vec::new(),
     }
 }
 
@@ -58,6 +59,7 @@ async fn main() -> std::io::Result<()> {
                     number: 5,
                 }),
                 connected: true,
+                physical: None,
             },
             B: BoardState {
                 white: Some("Cid Demo".to_owned()),
@@ -74,6 +76,7 @@ async fn main() -> std::io::Result<()> {
                     number: 4,
                 }),
                 connected: true,
+                physical: None,
             },
         },
         clocks: Clocks {

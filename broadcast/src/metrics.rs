@@ -9,6 +9,7 @@
 //! | `bugbridge_alerts_total` | counter | `match`, `code` | arbiter alerts |
 //! | `bugbridge_link_outages_total` | counter | `match`, `board` | e-board link outages (`link-lost` alerts) |
 //! | `bugbridge_corrections_total` | counter | `match` | moves replaced by the arbiter |
+//! | `bugbridge_link_gaps` | gauge | `match`, `outcome` | link gaps by outcome: `outage`, `bridged`, `ambiguous`, `unbridged` |
 //! | `bugbridge_mqtt_connected` | gauge | | 1 while the publisher is connected to its broker |
 //! | `bugbridge_mqtt_connections_total` | counter | | broker connection acknowledgements |
 //! | `bugbridge_mqtt_dropped_total` | counter | | messages the publisher could not hand over |

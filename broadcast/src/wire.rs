@@ -215,6 +215,11 @@ pub struct BoardState {
     pub last_move: Option<LastMove>,
     /// Whether the e-board's link is up (drives the `boards connected` metric).
     pub connected: bool,
+    /// What the board's sensors show (FEN placement) while its moves are not being
+    /// recorded: its link came back and the plies it missed could not be worked out yet.
+    /// Absent while the board is recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical: Option<String>,
 }
 
 impl Default for BoardState {
@@ -227,6 +232,7 @@ impl Default for BoardState {
             to_move: Side::White,
             last_move: None,
             connected: false,
+            physical: None,
         }
     }
 }
@@ -272,6 +278,10 @@ pub struct MoveEntry {
     /// The mover's remaining time in seconds, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<f64>,
+    /// How the move was recognised, when not plainly: the `flags` of its `move` event
+    /// (`reconstructed` after a lost connection, `ambiguous`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
 }
 
 impl MoveEntry {

@@ -12,7 +12,8 @@ use bugbridge_broadcast::wire;
 use crate::infer::{Alert, Correction, Inference, RecordEntry};
 use crate::rules::notation::bfen::{write_bfen, write_board_fen};
 use crate::rules::{
-    BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, MatchResult, Move, holdings_string,
+    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, MatchResult, Move,
+    holdings_string,
 };
 
 /// The wire's board letter.
@@ -152,6 +153,9 @@ pub struct View<'a> {
     pub clock_at: u64,
     /// Whether each board's device link is up.
     pub connected: ByBoard<bool>,
+    /// What each board's sensors show while its moves are not being recorded (its link
+    /// back, the gap not bridged, the board unlike the game).
+    pub unrecorded: ByBoard<Option<Board>>,
     /// The BPGN tags (player names among them).
     pub tags: &'a BTreeMap<String, String>,
     /// How the match ended, if it did.
@@ -211,6 +215,7 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             to_move: side(p.turn()),
             last_move: last_move(view.record, b),
             connected: *view.connected.get(b),
+            physical: view.unrecorded.get(b).map(|p| p.placement()),
         }
     };
     let clock = |b: BoardId| {
@@ -246,6 +251,7 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
                 number: e.number,
                 san: e.san.clone(),
                 clock: e.clock,
+                flags: e.flags.names().into_iter().map(str::to_owned).collect(),
             })
             .collect(),
         tags: view.tags.clone(),

@@ -1,7 +1,7 @@
 //! The reference docs in `docs/` and the README against the code, both ways, so that they
 //! cannot drift: every configuration key the reader accepts is documented and every
 //! documented key is accepted; the same for event kinds, alert codes, illegal-move and end
-//! reasons, operator actions, sensor-trace kinds, HTTP routes, MQTT topics, BPGN comments
+//! reasons, operator actions, sensor-trace kinds, HTTP routes, metrics, MQTT topics, BPGN comments
 //! and command-line flags. Each list is derived from the code: from the types' own serde
 //! implementations (see [`schema`]), from the enums' published codes, or from the one place
 //! in the source where the thing is defined (the router, the topic module).
@@ -279,6 +279,45 @@ fn every_http_route_is_documented_and_every_documented_route_exists() {
         "docs/http-api.md",
         &row_keys(section(&doc, Some("Routes"))),
         &routes(),
+    );
+}
+
+/// The metrics `/metrics` serves, as their samples are named (`bugbridge_` prefix, `_total`
+/// on counters): every `registry.register("name", "help", m.field…)` of
+/// `broadcast/src/metrics.rs`, its type read from the field's declaration.
+fn metrics() -> BTreeSet<String> {
+    let text = read("broadcast/src/metrics.rs");
+    text.split("registry.register(")
+        .skip(1)
+        .map(|call| {
+            let name = call.split('"').nth(1).expect("a metric name");
+            let field = call
+                .split("m.")
+                .nth(1)
+                .and_then(|f| f.split('.').next())
+                .expect("the metric's field");
+            let decl = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("pub(crate) {field}:")))
+                .unwrap_or_else(|| panic!("no field `{field}`"));
+            let suffix = if decl.contains("Counter") {
+                "_total"
+            } else {
+                ""
+            };
+            format!("bugbridge_{name}{suffix}")
+        })
+        .collect()
+}
+
+#[test]
+fn every_metric_is_documented_and_every_documented_metric_exists() {
+    let doc = read("docs/http-api.md");
+    same(
+        "metrics",
+        "docs/http-api.md",
+        &row_keys(section(&doc, Some("Metrics"))),
+        &metrics(),
     );
 }
 

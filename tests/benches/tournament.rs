@@ -138,6 +138,7 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
         to_move: Side::White,
         last_move: None,
         connected: true,
+        physical: None,
     };
     MatchState {
         bfen: bfen.clone(),
@@ -166,6 +167,7 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
                 number: m.number,
                 san: m.san.clone(),
                 clock: m.clock,
+                flags: Vec::new(),
             })
             .collect(),
         tags: names.clone(),

@@ -27,6 +27,7 @@ pub fn state(plies: u32) -> MatchState {
             number: p / 2 + 1,
             san: format!("m{p}"),
             clock: Some(180.0 - f64::from(p)),
+            flags: Vec::new(),
         });
     }
     let bfen = format!("{START} | {START} #{plies}");
@@ -54,10 +55,12 @@ pub fn state(plies: u32) -> MatchState {
                     number: 1,
                 }),
                 connected: true,
+                physical: None,
             },
             B: BoardState {
                 bfen: START.to_owned(),
                 connected: true,
+                physical: None,
                 ..BoardState::default()
             },
         },

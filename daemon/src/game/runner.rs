@@ -6,7 +6,7 @@ use crate::infer::{InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
 use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
-use crate::rules::{BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
+use crate::rules::{Board, BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
 
 /// How a match ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +180,16 @@ impl Match {
         }
     }
 
+    /// What board `b`'s sensors show, when its link is back but its gap is not bridged and
+    /// the board differs from the game: its moves are not being recorded.
+    fn unrecorded(&self, b: BoardId) -> Option<Board> {
+        let physical = *self.inferrer.physical(b);
+        (self.connected[b]
+            && self.inferrer.link_gap(b)
+            && physical != *self.inferrer.game().board(b).board())
+        .then_some(physical)
+    }
+
     /// What the published state is made of.
     #[must_use]
     pub fn view(&self) -> View<'_> {
@@ -190,6 +200,7 @@ impl Match {
             clocks: self.clocks,
             clock_at: self.clock_at,
             connected: self.connected,
+            unrecorded: ByBoard::new_with(|b| self.unrecorded(b)),
             tags: &self.tags,
             end: self
                 .end

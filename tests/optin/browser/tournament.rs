@@ -45,6 +45,7 @@ fn state(game: &TestGame, plies: usize, table: &str) -> MatchState {
     let board = |i: usize| BoardState {
         bfen: halves[i].to_owned(),
         connected: true,
+        physical: None,
         ..BoardState::default()
     };
     let mut tags = std::collections::BTreeMap::new();
@@ -65,6 +66,7 @@ fn state(game: &TestGame, plies: usize, table: &str) -> MatchState {
                 number: m.number,
                 san: m.san.clone(),
                 clock: m.clock,
+                flags: Vec::new(),
             })
             .collect(),
         tags,

@@ -101,6 +101,11 @@
   }
   setInterval(tick, 100);
 
+  // A move's flags (`reconstructed`, `ambiguous`, ...) as one attribute value.
+  function flagsOf(m) {
+    return (m.flags || []).join(" ");
+  }
+
   function tokenOf(m) {
     const letter = m.board === "A" ? (m.side === "white" ? "A" : "a") : (m.side === "white" ? "B" : "b");
     return m.number + letter + ".";
@@ -113,7 +118,7 @@
     const items = list.children;
     let same = items.length <= moves.length;
     for (let i = 0; same && i < items.length; i++) {
-      if (items[i].dataset.key !== tokenOf(moves[i]) + moves[i].san) same = false;
+      if (items[i].dataset.key !== tokenOf(moves[i]) + moves[i].san + "|" + flagsOf(moves[i])) same = false;
     }
     if (!same) list.innerHTML = "";
     for (let i = list.children.length; i < moves.length; i++) {
@@ -122,7 +127,17 @@
       li.className = "mv board-" + m.board;
       li.dataset.index = i;
       li.dataset.board = m.board;
-      li.dataset.key = tokenOf(m) + m.san;
+      li.dataset.key = tokenOf(m) + m.san + "|" + flagsOf(m);
+      // Moves worked out after a lost connection rather than seen: marked as such.
+      const flags = m.flags || [];
+      if (flags.length) li.dataset.flags = flagsOf(m);
+      if (flags.includes("reconstructed")) {
+        li.classList.add("reconstructed");
+        li.dataset.reconstructed = flags.includes("ambiguous") ? "ambiguous" : "yes";
+        li.title = flags.includes("ambiguous")
+          ? "Reconstructed after a lost connection; other orders were possible (see the arbiter's alert)"
+          : "Reconstructed after a lost connection";
+      }
       li.innerHTML = '<span class="tok"></span> <span class="san"></span>' +
         (m.clock != null ? ' <span class="t"></span>' : "");
       li.querySelector(".tok").textContent = tokenOf(m);
@@ -146,7 +161,11 @@
     const parsed = info.bfen ? window.BBBoard.parseBoard(info.bfen) : fromBfen;
     const holdings = info.holdings != null && info.holdings !== "" ? info.holdings : parsed.holdings;
     const flipped = bottomColor(b) === "black";
-    window.BBBoard.render($("board-" + b), b, parsed, info.last_move, flipped);
+    // A board whose moves are not being recorded (its link is back, the plies it missed
+    // could not be worked out): the pieces as they stand, marked "not recorded".
+    const physical = info.physical ? window.BBBoard.parseBoard(info.physical) : null;
+    const shown = physical ? Object.assign({}, parsed, { squares: physical.squares }) : parsed;
+    window.BBBoard.render($("board-" + b), b, shown, physical ? null : info.last_move, flipped);
     markGrab($("board-" + b), grabOn(st, b));
     const bottom = bottomColor(b);
     const top = bottom === "white" ? "black" : "white";
@@ -164,7 +183,10 @@
     const block = $("block-" + b);
     block.classList.toggle("disconnected", info.connected === false);
     block.dataset.link = info.connected === false ? "down" : "up";
-    block.title = info.connected === false ? "Board " + b + ": link lost" : "";
+    block.classList.toggle("unrecorded", !!physical);
+    block.dataset.recorded = physical ? "no" : "yes";
+    block.title = info.connected === false ? "Board " + b + ": link lost" :
+      physical ? "Board " + b + ": not recorded (shown as it stands; its moves since the link came back could not be worked out)" : "";
   }
 
   // Koedem: a grab promotion (`b8=Ra1`) takes a piece off the other board; the square it
