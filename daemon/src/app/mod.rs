@@ -7,6 +7,8 @@
 
 pub mod archive;
 mod boards;
+#[cfg(test)]
+mod gap_metrics;
 mod preflight;
 mod table;
 pub mod time;
