@@ -11,13 +11,15 @@
 //!   and started again on the same port (recovering its journal); the open page reconnects
 //!   and follows the game on.
 //! * [`the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon`]: 401 and the
-//!   login form without the token; with it the alert feed (a `link-lost` from a pulled
-//!   cable) and a result recorded through the page's form, which the daemon applies and
-//!   the public viewer shows; the same action without the token is refused and changes
-//!   nothing.
+//!   login form without the token; with it the alert feed (`link-lost` and
+//!   `link-restored` from a pulled cable put back) and a result recorded through the
+//!   page's form, which the daemon applies and the public viewer shows; the same action
+//!   without the token is refused and changes nothing.
 //! * [`the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view`]: a broker
 //!   that cannot be reached shows as `MQTT down (refused)` in both pages' header.
 //!
+//! * [`gaps`]: a board cut off (marked), a move reconstructed after its replug (marked),
+//!   and a board nothing explains after a replug, drawn as it stands and "not recorded".
 //! * [`tournament`]: the relay's tournament page, and its public delay.
 //!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
@@ -29,6 +31,8 @@
 mod driver;
 #[path = "browser/games.rs"]
 mod games;
+#[path = "browser/gaps.rs"]
+mod gaps;
 #[path = "browser/page.rs"]
 mod page;
 #[path = "browser/tournament.rs"]
@@ -354,6 +358,18 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
             vec![],
         )
         .await;
+    let restored = browser
+        .wait_for(
+            "a link-restored alert in the feed",
+            "const li = document.querySelector('#alerts li[data-code=\"link-restored\"]'); \
+             return li ? li.textContent : null;",
+            vec![],
+        )
+        .await;
+    assert!(
+        restored.as_str().is_some_and(|t| t.contains("board B")),
+        "{restored}"
+    );
 
     // The public viewer, live, in a second window.
     let client = browser.client();
