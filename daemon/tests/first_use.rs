@@ -1,7 +1,8 @@
 //! What a new user meets first, through the binary: a wrong cable or port (`listen`), a
 //! configuration that refers to missing files or taken ports (`run` refuses before it
-//! writes anything, naming the file and the key), the demo (stops after `--loops`, cleans
-//! up, token readable by its owner only, names a bad `--game` file), and the offline tools'
+//! writes anything, naming the file and the key), the demo (stops after `--loops` once the
+//! last move is recorded, cleans up, token readable by its owner only, names a bad `--game`
+//! file), and the offline tools'
 //! errors (`simulate` of an illegal game, an empty trace, `emulate --link`).
 
 use std::io::{BufRead, BufReader, Read};
@@ -318,6 +319,38 @@ fn demo_loops_twice_then_stops_and_its_token_is_the_owners_only() {
     assert!(!games.join("demo-3.bpgn").exists());
     let second = std::fs::read_to_string(games.join("demo-2.bpgn")).unwrap();
     assert!(second.contains("arbiter showcase"), "labelled: {second}");
+}
+
+/// The demo stops once the boards' last events have been heard, not merely played: the
+/// game's last move (the mate) and its result are in the record.
+#[test]
+fn demo_as_played_stops_with_the_games_last_move_recorded() {
+    let dir = temp("demo-as-played");
+    let out = run(bin()
+        .args([
+            "demo",
+            "--loops",
+            "1",
+            "--speed",
+            "60",
+            "--noise",
+            "clean",
+            "--as-played",
+            "--http",
+            "127.0.0.1:0",
+            "--mqtt",
+            "127.0.0.1:0",
+            "--dir",
+        ])
+        .arg(&dir));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains(" WARN ") && !err.contains("ERROR"), "{err}");
+    let bpgn = std::fs::read_to_string(dir.join("games").join("demo-1.bpgn")).unwrap();
+    assert!(bpgn.trim_end().ends_with("0-1"), "{bpgn}");
+    let last = bpgn.rfind("B. ").map(|i| &bpgn[i..]).unwrap_or_default();
+    assert!(last.starts_with("B. B@g7#"), "the mate is recorded: {bpgn}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

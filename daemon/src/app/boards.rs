@@ -19,6 +19,7 @@ use crate::rules::{BoardId, ByBoard};
 use crate::sensor::wire_board_id;
 
 use super::AppError;
+use super::drain::Drain;
 
 /// The running boards.
 #[derive(Debug)]
@@ -27,6 +28,8 @@ pub(crate) struct Boards {
     pub(crate) sessions: ByBoard<Option<SessionHandle>>,
     /// Emulated boards, kept alive for the sessions that read them.
     pub(crate) emulators: Arc<Vec<EmulatorHandle>>,
+    /// How the emulated boards' traces end, to tell when all of it has been heard.
+    pub(crate) drain: Drain,
 }
 
 impl Boards {
@@ -63,6 +66,7 @@ impl Boards {
         let Boards {
             sessions,
             emulators,
+            ..
         } = self;
         let handles: Vec<SessionHandle> = [sessions.a, sessions.b].into_iter().flatten().collect();
         for h in &handles {
@@ -110,6 +114,7 @@ pub(crate) fn start(
     let (tx, rx) = mpsc::channel(1024);
     let mut sessions = ByBoard::<Option<SessionHandle>>::default();
     let mut emulators = Vec::new();
+    let mut drain = Drain::default();
     let mut traces: Vec<(PathBuf, Vec<TraceLine>)> = Vec::new();
     let mut ports = Vec::new();
     for b in boards {
@@ -130,6 +135,7 @@ pub(crate) fn start(
                 cfg.board = wire_board_id(b.id);
                 cfg.pace = Pace::Timed { speed };
                 cfg.clock = b.clock == ClockSource::Board;
+                drain.expect(cfg.board, lines, cfg.clock);
                 let emu = Emulator::start(cfg, lines)
                     .map_err(|e| AppError::Device(format!("board {}: emulator: {e}", b.id)))?;
                 emu.pause();
@@ -174,6 +180,7 @@ pub(crate) fn start(
         Boards {
             sessions,
             emulators,
+            drain,
         },
         rx,
     ))

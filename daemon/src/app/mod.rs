@@ -7,6 +7,7 @@
 
 pub mod archive;
 mod boards;
+mod drain;
 #[cfg(test)]
 mod gap_metrics;
 mod preflight;
@@ -22,7 +23,7 @@ use bugbridge_broadcast::http::HttpOptions;
 use bugbridge_broadcast::mqtt::Publisher;
 use bugbridge_broadcast::{Hub, HubOptions};
 use tokio::sync::watch;
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use crate::config::Config;
 use crate::infer::Inference;
@@ -165,7 +166,8 @@ pub async fn run(
         }));
     }
 
-    let (boards, mut events) = boards::start(&config.boards, options.emulator_speed)?;
+    let (mut boards, mut events) = boards::start(&config.boards, options.emulator_speed)?;
+    let mut drain = std::mem::take(&mut boards.drain);
     info!(
         match_id = %config.match_id,
         boards = config.boards.len(),
@@ -188,20 +190,35 @@ pub async fn run(
             return std::future::pending().await;
         }
         played.await;
-        // The last events are still on their way through the ptys and the sessions.
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        info!("every emulated board has played its trace");
     };
     tokio::pin!(played);
+    // Once the emulators have played everything: the bound on hearing the rest of it.
+    let mut draining: Option<tokio::time::Instant> = None;
     loop {
         let decided = tokio::select! {
             // Cancel-safe: a future that does not complete is dropped without effect.
             () = &mut shutdown => break,
-            // Cancel-safe: pinned and polled again only if another branch won.
-            () = &mut played => break,
+            // Cancel-safe: pinned and polled again only if another branch won; never
+            // polled again once complete.
+            () = &mut played, if draining.is_none() => {
+                // The last events may still be on their way through the ptys and the
+                // sessions: stop once they have been taken (below).
+                draining = Some(tokio::time::Instant::now() + DRAIN_BOUND);
+                Ok(Vec::new())
+            }
+            // Cancel-safe: a timer made afresh on each turn.
+            () = until(draining) => {
+                warn!(
+                    "the emulated boards' last events were not all heard within {DRAIN_BOUND:?}; stopping"
+                );
+                break;
+            }
             // Cancel-safe: `recv` loses no event when another branch wins.
             ev = events.recv() => match ev {
-                Some(ev) => table.on_sensor(ev.at, ev.event),
+                Some(ev) => {
+                    drain.note(&ev.event);
+                    table.on_sensor(ev.at, ev.event)
+                }
                 None => break,
             },
             // Cancel-safe as above.
@@ -212,6 +229,10 @@ pub async fn run(
         match decided {
             Ok(decided) => light_moves(&boards, &decided),
             Err(e) => error!("{e}"),
+        }
+        if draining.is_some() && drain.done() {
+            info!("every emulated board has played its trace");
+            break;
         }
     }
 
@@ -227,6 +248,19 @@ pub async fn run(
     }
     info!(journal = %table.files().journal.display(), bpgn = %table.files().bpgn.display(), "stopped");
     Ok(())
+}
+
+/// How long the daemon that stops when the emulated boards have played waits, at most,
+/// for their last events to come through the sessions (they take milliseconds; this only
+/// keeps a session that lost its board from holding the stop forever).
+const DRAIN_BOUND: Duration = Duration::from_secs(5);
+
+/// Completes at `deadline`; never without one.
+async fn until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
 }
 
 fn light_moves(boards: &boards::Boards, decided: &[Inference]) {
