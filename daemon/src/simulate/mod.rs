@@ -34,7 +34,9 @@
 //!   the press before the last piece is put down 3% (case 36, "piece still in hand").
 //! - [`Profile::Outages`], noisy plus one or two link outages a game of 1.5–6 s each,
 //!   the first over a capture whose piece the other board drops meanwhile when the game
-//!   has one (see `outage`).
+//!   has one; half of them of a DGT board that stayed powered, whose EEPROM log is
+//!   replayed at link-up, half after a power loss, which leaves the gap to the search
+//!   (see `outage`).
 //!
 //! Koedem: a captured king is handed over and dropped like any piece; a grab promotion
 //! lifts the grabbed piece from the other board while that board plays on (`koedem`).

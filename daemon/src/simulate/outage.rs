@@ -8,6 +8,15 @@
 //! other board drops soon after (the drop then arrives while its supplier is silent);
 //! the others fall anywhere. Outages never overlap and leave both boards' first presses
 //! and last events alone.
+//!
+//! Two kinds, half each: the board lost its power with the link (nothing of the window is
+//! ever reported: the inference bridges the gap by search), or it stayed powered, as a
+//! DGT board with its own supply or on Bluetooth, and kept its EEPROM log. The trace of
+//! the second kind is what a DGT session reports when it replays that log, in the
+//! trace's own lines (`docs/eboards.md`, "The DGT board's event log"): at link-up, `link`
+//! up, a `board` snapshot of the board as the link left it, the window's `square` changes
+//! and clock presses in order (the log keeps no periodic readings), all at the link-up
+//! time, then the dump's `board` snapshot and a `clock` reading as for the first kind.
 
 use crate::rules::{BoardId, ByColor, Color};
 
@@ -46,9 +55,14 @@ pub(super) fn add_outages(out: &mut Out, presses: &[PressInfo], rng: &mut Rng) {
             windows.push(w);
         }
     }
-    for (board, down, up) in windows {
+    // Drawn after every window is placed, so that the windows of a seed stay the same.
+    let powered: Vec<bool> = windows.iter().map(|_| rng.chance(0.5)).collect();
+    for ((board, down, up), powered) in windows.into_iter().zip(powered) {
         out.push(down, board, Kind::Link(false), false);
         out.hidden.push((board, down + 1, up));
+        if powered {
+            out.logged.push((board, down + 1, up));
+        }
         out.push(up, board, Kind::Link(true), false);
         out.push(up + 20, board, Kind::Snapshot, false);
         let (readings, running) = clock_at(out, board, up + 30);

@@ -32,6 +32,9 @@ pub(super) struct Out {
     seq: u64,
     /// Link gaps: the board's events inside are not reported.
     pub(super) hidden: Vec<(BoardId, u64, u64)>,
+    /// The gaps of [`Out::hidden`] of a DGT board that stayed powered: its field changes
+    /// and presses inside are replayed at link-up, from its EEPROM log.
+    pub(super) logged: Vec<(BoardId, u64, u64)>,
 }
 
 /// A press of the game, for placing outages: its event, its board, what its capture
@@ -88,6 +91,7 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
         evs: Vec::new(),
         seq: 0,
         hidden: Vec::new(),
+        logged: Vec::new(),
     };
     for b in BoardId::ALL {
         out.push(0, b, Kind::Snapshot, false);
@@ -404,38 +408,73 @@ fn periodic_readings(out: &mut Out) {
 
 fn finish(out: Out, game: &SimGame) -> Vec<(u64, SensorEvent)> {
     let Out {
-        mut evs, hidden, ..
+        mut evs,
+        hidden,
+        logged,
+        ..
     } = out;
     evs.sort_by_key(|e| (e.t, e.seq));
     let mut phys: ByBoard<Board> = ByBoard::new_with(|b| *game.start.board(b).board());
+    // A logged gap: the board as the link left it, and what its log kept since.
+    let mut left: ByBoard<Board> = phys;
+    let mut missed: ByBoard<Vec<SensorEvent>> = ByBoard::default();
     let mut result = Vec::with_capacity(evs.len());
     for e in evs {
-        let is_hidden = hidden
+        let window = hidden
             .iter()
-            .any(|&(hb, from, to)| hb == e.board && e.t >= from && e.t < to)
-            && !matches!(e.kind, Kind::Link(_) | Kind::Snapshot);
+            .find(|&&(hb, from, to)| hb == e.board && e.t >= from && e.t < to);
+        let is_hidden = window.is_some() && !matches!(e.kind, Kind::Link(_) | Kind::Snapshot);
         if let Kind::Square(sq, p) = e.kind {
             phys[e.board].set_square(sq, p);
         }
         if is_hidden {
+            if window.is_some_and(|w| logged.contains(w)) {
+                // The log keeps field changes and presses, not the periodic readings.
+                if matches!(e.kind, Kind::Square(..)) || e.press {
+                    missed[e.board].push(report(&e, &phys));
+                }
+            }
             continue;
         }
         let board = e.board;
-        let ev = match e.kind {
-            Kind::Square(sq, piece) => SensorEvent::Square { board, sq, piece },
-            Kind::Clock(r, running) => SensorEvent::Clock {
-                board,
-                white: r.white,
-                black: r.black,
-                running,
-            },
-            Kind::Link(up) => SensorEvent::Link { board, up },
-            Kind::Snapshot => SensorEvent::Snapshot {
-                board,
-                placement: phys[board],
-            },
-        };
-        result.push((e.t, ev));
+        match e.kind {
+            Kind::Link(false) => left[board] = phys[board],
+            Kind::Link(true) if logged.iter().any(|&(lb, _, to)| lb == board && to == e.t) => {
+                // As a DGT session replays the log: the link, the board as it was left,
+                // the missed field changes and presses, then (below) the dump.
+                result.push((e.t, SensorEvent::Link { board, up: true }));
+                result.push((
+                    e.t,
+                    SensorEvent::Snapshot {
+                        board,
+                        placement: left[board],
+                    },
+                ));
+                result.extend(missed[board].drain(..).map(|ev| (e.t, ev)));
+                continue;
+            }
+            _ => {}
+        }
+        result.push((e.t, report(&e, &phys)));
     }
     result
+}
+
+/// The sensor event of `e`, with the board as `phys` shows it.
+fn report(e: &Ev, phys: &ByBoard<Board>) -> SensorEvent {
+    let board = e.board;
+    match e.kind {
+        Kind::Square(sq, piece) => SensorEvent::Square { board, sq, piece },
+        Kind::Clock(r, running) => SensorEvent::Clock {
+            board,
+            white: r.white,
+            black: r.black,
+            running,
+        },
+        Kind::Link(up) => SensorEvent::Link { board, up },
+        Kind::Snapshot => SensorEvent::Snapshot {
+            board,
+            placement: phys[board],
+        },
+    }
 }
