@@ -1,11 +1,11 @@
 //! A board whose cable is out for 4 s while three of its plies are played, then put back:
 //! the final record is the game's.
 //!
-//! Board B (or whichever board's next three presses all come before the other board's next
-//! one, with all three inside 4 s of trace time from the moment the cable goes) is
-//! unplugged right after a move; its three plies are played (lift, put, press), none heard
-//! by the daemon; the other board's hands move meanwhile but it presses no clock. Then the
-//! cable goes back in:
+//! The cable is pulled right after a move, at a point of a real game where one board's
+//! next three presses all come before the other board's next one and within 4 s of the
+//! game's time (the time the emulated clock shows; the test itself waits for nothing); that
+//! board's three plies are played (lift, put, press), none heard by the daemon; the other
+//! board's hands move meanwhile but it presses no clock. Then the cable goes back in:
 //!
 //! * a DGT board that kept its power: the session reads the board's EEPROM log and replays
 //!   what it missed, so the moves, their order and their clock times are exactly those of
