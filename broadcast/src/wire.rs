@@ -216,7 +216,8 @@ pub struct BoardState {
     /// Whether the e-board's link is up (drives the `boards connected` metric).
     pub connected: bool,
     /// What the board's sensors show (FEN placement) while its moves are not being
-    /// recorded: its link came back and the plies it missed could not be worked out yet.
+    /// recorded: its link came back and the plies it missed could not be worked out (an
+    /// `unrecognized-position` alert said so).
     /// Absent while the board is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical: Option<String>,

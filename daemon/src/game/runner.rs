@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::infer::{InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
+use crate::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
 use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
@@ -30,6 +30,9 @@ pub struct Match {
     clocks: ByBoard<Option<ClockReading>>,
     clock_at: u64,
     connected: ByBoard<bool>,
+    /// An `unrecognized-position` alert was raised for the board's open link gap: its
+    /// moves are not being recorded until the gap is bridged.
+    gap_alerted: ByBoard<bool>,
     end: Option<End>,
     /// Ends of games already finished at this table (a new game started after them).
     finished_ends: Vec<Option<End>>,
@@ -57,6 +60,7 @@ impl Match {
             // Nothing is connected until a board says so (its snapshot or its link): a board
             // that is not configured never does.
             connected: ByBoard { a: false, b: false },
+            gap_alerted: ByBoard::default(),
             end: None,
             finished_ends: Vec::new(),
             setup: None,
@@ -139,7 +143,12 @@ impl Match {
                 });
                 self.clock_at = wall_ms;
             }
-            SensorEvent::Link { board, up } => self.connected[board] = up,
+            SensorEvent::Link { board, up } => {
+                self.connected[board] = up;
+                if !up {
+                    self.gap_alerted[board] = false;
+                }
+            }
             SensorEvent::Snapshot { board, .. } => self.connected[board] = true,
             _ => {}
         }
@@ -175,16 +184,26 @@ impl Match {
                 Inference::NewGame { .. } => {
                     self.finished_ends.push(self.end.take());
                 }
+                Inference::Alert(a) if a.code == AlertCode::UnrecognizedPosition => {
+                    if let Some(b) = a.board
+                        && self.inferrer.link_gap(b)
+                    {
+                        self.gap_alerted[b] = true;
+                    }
+                }
                 _ => {}
             }
         }
     }
 
-    /// What board `b`'s sensors show, when its link is back but its gap is not bridged and
-    /// the board differs from the game: its moves are not being recorded.
+    /// What board `b`'s sensors show, when its link is back but its gap was alerted as not
+    /// reconstructable and is still open, and the board differs from the game: its moves
+    /// are not being recorded. (While the gap is being bridged, in the moment between the
+    /// snapshot and the clock reading, nothing is said.)
     fn unrecorded(&self, b: BoardId) -> Option<Board> {
         let physical = *self.inferrer.physical(b);
         (self.connected[b]
+            && self.gap_alerted[b]
             && self.inferrer.link_gap(b)
             && physical != *self.inferrer.game().board(b).board())
         .then_some(physical)
