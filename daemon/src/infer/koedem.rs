@@ -68,6 +68,8 @@ pub(crate) struct Provisional {
     grab: PendingGrab,
     /// The square of the other board the piece was taken from.
     sq: Square,
+    /// When the piece left it.
+    lifted: u64,
     /// When the pairing was made.
     t: u64,
 }
@@ -82,6 +84,11 @@ pub(crate) struct Grabs {
 
 /// How many candidates are kept (the oldest go first).
 const MAX_CANDIDATES: usize = 16;
+
+/// A piece taken before its capturer is put on its square is put there within this long
+/// (ms); a piece of the other colour put on a lifted piece's square later moved onto an
+/// empty square.
+const CAPTURE_HOLD_MS: u64 = 5000;
 
 impl Inferrer {
     fn grabs_on(&self) -> bool {
@@ -188,7 +195,7 @@ impl Inferrer {
             .position(|p| p.board == promoting && p.piece == standing)
         {
             let p = self.grabs.pending.remove(i);
-            self.pair(t, p, sq, out);
+            self.pair(t, t, p, sq, out);
             return;
         }
         if self.may_promote(promoting, standing.color) {
@@ -233,7 +240,9 @@ impl Inferrer {
             } else if sq == g.sq {
                 // Taken by a piece of the board's other colour: a capture of the piece.
                 // Covered from hand or by a piece of the same colour: the grab stands.
-                let capture = p.color != piece.color && captures(&committed, &physical, sq, p);
+                let capture = p.color != piece.color
+                    && t <= g.lifted + CAPTURE_HOLD_MS
+                    && captures(&committed, &physical, sq, p);
                 if !capture {
                     return false;
                 }
@@ -299,7 +308,7 @@ impl Inferrer {
         };
         match self.take_candidate(board.other(), piece, (put, t), window, false) {
             Some(c) => {
-                self.provisional(grab, c.sq, t, c.covered.is_some());
+                self.provisional(grab, c.sq, c.t, t, c.covered.is_some());
                 self.pair_quietly(index, Some(c.sq));
                 true
             }
@@ -424,7 +433,7 @@ impl Inferrer {
             match found {
                 Some(c) => {
                     let t = now.max(c.t).min(p.deadline);
-                    self.pair(t, p, c.sq, out);
+                    self.pair(t, c.t, p, c.sq, out);
                 }
                 None => self.grabs.pending.push(p),
             }
@@ -438,16 +447,28 @@ impl Inferrer {
     }
 
     /// Remembers a pairing as provisional (unless `sure`).
-    fn provisional(&mut self, grab: PendingGrab, sq: Square, t: u64, sure: bool) {
+    fn provisional(&mut self, grab: PendingGrab, sq: Square, lifted: u64, t: u64, sure: bool) {
         if !sure {
-            self.grabs.provisional.push(Provisional { grab, sq, t });
+            self.grabs.provisional.push(Provisional {
+                grab,
+                sq,
+                lifted,
+                t,
+            });
         }
     }
 
     /// Pairs a published promotion with the grab from `sq` (provisionally): a correction.
-    fn pair(&mut self, t: u64, grab: PendingGrab, sq: Square, out: &mut Vec<Inference>) {
+    fn pair(
+        &mut self,
+        t: u64,
+        lifted: u64,
+        grab: PendingGrab,
+        sq: Square,
+        out: &mut Vec<Inference>,
+    ) {
         let covered = self.physical(grab.board.other()).piece_at(sq).is_some();
-        self.provisional(grab, sq, t, covered);
+        self.provisional(grab, sq, lifted, t, covered);
         self.pair_quietly_corrected(t, grab, sq, out);
     }
 
