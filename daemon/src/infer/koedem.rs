@@ -215,12 +215,13 @@ impl Inferrer {
 
     /// `p` put on `sq` of `board`: a provisional grab from that board whose piece this
     /// is (put back, or put where it could have moved) or whose square a piece of the
-    /// board's other colour took (a capture) was no grab; any other piece on its square
-    /// confirms it.
+    /// board's other colour took (a capture, while another lift can be the grab) was no
+    /// grab; any other piece on its square confirms it.
     fn grab_put(&mut self, t: u64, board: BoardId, sq: Square, p: Piece, out: &mut Vec<Inference>) {
         let committed = *self.game.board(board).board();
         let physical = self.tracks[board].physical;
         let pockets = *self.game.board(board).pockets();
+        let candidates = self.grabs.candidates.clone();
         let mut undone = Vec::new();
         self.grabs.provisional.retain(|g| {
             if g.grab.board != board.other() {
@@ -238,10 +239,19 @@ impl Inferrer {
                     && !promoting_to(&committed, &physical, sq, p, false)
                     && !promoting_to(&committed, &physical, sq, p, true)
             } else if sq == g.sq {
-                // Taken by a piece of the board's other colour: a capture of the piece.
-                // Covered from hand or by a piece of the same colour: the grab stands.
+                // Taken by a piece of the board's other colour soon after the lift: a
+                // capture of the piece, when another lift can be the grab (a move onto
+                // the emptied square leaves no promotion without its grab). Covered
+                // from hand or by a piece of the same colour: the grab stands.
+                let other_lift = candidates.iter().any(|c| {
+                    c.board == board
+                        && c.piece == piece
+                        && committed.piece_at(c.sq) == Some(piece)
+                        && physical.piece_at(c.sq).is_none()
+                });
                 let capture = p.color != piece.color
                     && t <= g.lifted + CAPTURE_HOLD_MS
+                    && other_lift
                     && captures(&committed, &physical, sq, p);
                 if !capture {
                     return false;
