@@ -122,7 +122,6 @@ impl Inferrer {
         let window = self.config.grab_window_ms;
         let committed = *self.game.board(board).board();
         let physical = self.tracks[board].physical;
-        let pockets = *self.game.board(board).pockets();
         let mut covered = false;
         self.grabs.candidates.retain_mut(|c| {
             if c.t + window < t {
@@ -144,11 +143,9 @@ impl Inferrer {
                     c.covered = None;
                     true
                 }
-                // Put back: it was no grab (unless a pawn promotes there or it comes
-                // from hand).
+                // Put back: it was no grab (unless a pawn promotes there).
                 Some(p)
                     if p == c.piece
-                        && !pockets[p.color].has(p.role)
                         && !promoting_to(&committed, &physical, sq, p, false)
                         && !promoting_to(&committed, &physical, sq, p, true) =>
                 {
@@ -592,12 +589,6 @@ impl Inferrer {
                 .set_promoted(entry.mv.to(), false);
         }
     }
-}
-
-/// Whether `p`, just put down, came from elsewhere on the board: such a piece is missing
-/// from a square where the committed position has one.
-fn from_board(committed: &crate::rules::Board, physical: &crate::rules::Board, p: Piece) -> bool {
-    (committed.by_piece(p) - physical.by_piece(p)).any()
 }
 
 /// Whether `p`, just put on `sq`, may have captured there: such a piece is lifted from a
