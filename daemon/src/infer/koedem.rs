@@ -195,7 +195,13 @@ impl Inferrer {
             self.pair(t, t, p, sq, out);
             return;
         }
-        if self.may_promote(promoting, standing.color) {
+        // A provisional grab may turn out to be another lift: this one.
+        let doubted = self
+            .grabs
+            .provisional
+            .iter()
+            .any(|g| g.grab.board == promoting && g.grab.piece == standing);
+        if doubted || self.may_promote(promoting, standing.color) {
             self.grabs.candidates.push(Candidate {
                 board,
                 sq,
@@ -226,13 +232,18 @@ impl Inferrer {
             }
             let piece = g.grab.piece;
             let refuted = if p == piece {
-                // One more such piece on the board than the game has, where the grabbed
-                // one was or could have gone, and nothing else to explain it: no drop
-                // from hand, no pawn promoting.
-                let reach = attacks(piece.role, piece.color, g.sq, committed.occupied());
+                // Put where the grabbed one was or could have gone, and nothing else to
+                // explain it: no other such piece lifted that could have gone there, no
+                // drop from hand (on an empty square), no pawn promoting.
+                let occupied = committed.occupied();
+                let reach = attacks(piece.role, piece.color, g.sq, occupied);
+                let lifted = committed.by_piece(p) - physical.by_piece(p);
+                let other_origin = Iterator::any(&mut lifted.into_iter(), |from: Square| {
+                    from != g.sq && attacks(p.role, p.color, from, occupied).contains(sq)
+                });
                 (sq == g.sq || reach.contains(sq))
-                    && physical.count(p) > committed.count(p)
-                    && !pockets[p.color].has(p.role)
+                    && !other_origin
+                    && !(pockets[p.color].has(p.role) && committed.piece_at(sq).is_none())
                     && !promoting_to(&committed, &physical, sq, p, false)
                     && !promoting_to(&committed, &physical, sq, p, true)
             } else if sq == g.sq {
