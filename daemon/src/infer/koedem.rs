@@ -231,10 +231,18 @@ impl Inferrer {
                 return true;
             }
             let piece = g.grab.piece;
+            // Another lift that can be the grab.
+            let other_lift = candidates.iter().any(|c| {
+                c.board == board
+                    && c.piece == piece
+                    && committed.piece_at(c.sq) == Some(piece)
+                    && physical.piece_at(c.sq).is_none()
+            });
             let refuted = if p == piece {
                 // Put where the grabbed one was or could have gone, and nothing else to
                 // explain it: no other such piece lifted that could have gone there, no
-                // drop from hand (on an empty square), no pawn promoting.
+                // pawn promoting, no drop from hand (on an empty square) unless another
+                // lift can be the grab.
                 let occupied = committed.occupied();
                 let reach = attacks(piece.role, piece.color, g.sq, occupied);
                 let lifted = committed.by_piece(p) - physical.by_piece(p);
@@ -243,7 +251,9 @@ impl Inferrer {
                 });
                 (sq == g.sq || reach.contains(sq))
                     && !other_origin
-                    && !(pockets[p.color].has(p.role) && committed.piece_at(sq).is_none())
+                    && !(pockets[p.color].has(p.role)
+                        && committed.piece_at(sq).is_none()
+                        && !other_lift)
                     && !promoting_to(&committed, &physical, sq, p, false)
                     && !promoting_to(&committed, &physical, sq, p, true)
             } else if sq == g.sq {
@@ -251,12 +261,6 @@ impl Inferrer {
                 // capture of the piece, when another lift can be the grab (a move onto
                 // the emptied square leaves no promotion without its grab). Covered
                 // from hand or by a piece of the same colour: the grab stands.
-                let other_lift = candidates.iter().any(|c| {
-                    c.board == board
-                        && c.piece == piece
-                        && committed.piece_at(c.sq) == Some(piece)
-                        && physical.piece_at(c.sq).is_none()
-                });
                 let capture = p.color != piece.color
                     && t <= g.lifted + CAPTURE_HOLD_MS
                     && other_lift
