@@ -14,8 +14,8 @@ use clap::Args;
 
 use crate::app::{self, RunOptions};
 use crate::config::{
-    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, LogFormat, MqttConfig, Orientation,
-    Parity, WhiteSide,
+    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, KoedemOptions, LogFormat, MqttConfig,
+    Orientation, Parity, WhiteSide,
 };
 use crate::rules::notation::bpgn::parse_bpgn;
 use crate::rules::{BoardId, RulesetName};
@@ -337,6 +337,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
+        koedem: KoedemOptions::default(),
         log_format: LogFormat::Text,
         log_level: "info".into(),
     };
