@@ -85,10 +85,10 @@ pub(crate) struct Grabs {
 /// How many candidates are kept (the oldest go first).
 const MAX_CANDIDATES: usize = 16;
 
-/// A piece taken before its capturer is put on its square is put there within this long
-/// (ms); a piece of the other colour put on a lifted piece's square later moved onto an
-/// empty square.
-const CAPTURE_HOLD_MS: u64 = 5000;
+/// A piece taken before its capturer is put on its square is put there within this part
+/// of the grab window (5 s of the default 15 s); a piece of the other colour put on a
+/// lifted piece's square later moved onto an empty square.
+const CAPTURE_HOLD_PART: u64 = 3;
 
 impl Inferrer {
     fn grabs_on(&self) -> bool {
@@ -225,6 +225,7 @@ impl Inferrer {
         let physical = self.tracks[board].physical;
         let pockets = *self.game.board(board).pockets();
         let candidates = self.grabs.candidates.clone();
+        let hold = self.config.grab_window_ms / CAPTURE_HOLD_PART;
         let mut undone = Vec::new();
         self.grabs.provisional.retain(|g| {
             if g.grab.board != board.other() {
@@ -262,7 +263,7 @@ impl Inferrer {
                 // the emptied square leaves no promotion without its grab). Covered
                 // from hand or by a piece of the same colour: the grab stands.
                 let capture = p.color != piece.color
-                    && t <= g.lifted + CAPTURE_HOLD_MS
+                    && t <= g.lifted + hold
                     && other_lift
                     && captures(&committed, &physical, sq, p);
                 if !capture {
