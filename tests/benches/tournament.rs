@@ -138,6 +138,7 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
         to_move: Side::White,
         last_move: None,
         connected: true,
+        must_drop_king: Vec::new(),
     };
     MatchState {
         bfen: bfen.clone(),
