@@ -9,12 +9,14 @@
 //! prints the figures.
 
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, SensorEvent};
+use bugbridge::publish;
 use bugbridge::rules::notation::parse_bfen;
 use bugbridge::rules::{
     BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, IllegalReason, MatchResult, Piece,
     Role, RulesetName, Square, Team,
 };
 use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+use bugbridge_broadcast::wire;
 
 const A: BoardId = BoardId::A;
 const B: BoardId = BoardId::B;
@@ -221,6 +223,57 @@ fn king_not_dropped_when_it_must_be_is_alerted_and_the_game_goes_on() {
     t.put(B, "e5", 'k').press(B);
     assert_eq!(t.sans(), ["A:Bxd2", "B:a6", "B:a3", "B:K@e5"]);
     assert_eq!(t.illegal().len(), 1);
+}
+
+#[test]
+fn published_events_carry_the_king_capture_its_hand_over_and_the_alert() {
+    let mut t = Table::from_bfen(KING_CAPTURE);
+    t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
+    t.lift(B, "a7").put(B, "a6", 'p').press(B);
+    let events: Vec<_> = t.out.iter().filter_map(publish::event).collect();
+    let capture = events
+        .iter()
+        .find(|e| e.san.as_deref() == Some("Bxd2"))
+        .expect("the capture");
+    assert_eq!(capture.captured.as_deref(), Some("k"));
+    let handoff = capture.handoff.as_ref().expect("a hand-over");
+    assert_eq!(
+        (handoff.board, handoff.side, handoff.piece.as_str()),
+        (wire::Board::B, wire::Side::Black, "k")
+    );
+    // The king not dropped reaches the arbiter as an alert with its reason.
+    let alert = events
+        .iter()
+        .find(|e| e.kind == wire::EventKind::Alert)
+        .expect("an alert");
+    assert_eq!(
+        (alert.code.as_deref(), alert.reason.as_deref()),
+        (Some("illegal-move"), Some("king-not-dropped"))
+    );
+}
+
+#[test]
+fn published_grab_names_both_boards_and_its_correction_too() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.wait(300).lift(B, "a1");
+    board_b_plays_on(&mut t);
+    let events: Vec<_> = t.out.iter().filter_map(publish::event).collect();
+    let corrected = events
+        .iter()
+        .find(|e| e.kind == wire::EventKind::Correction)
+        .expect("the grab's correction");
+    let grab = corrected.grab.as_ref().expect("a grab");
+    assert_eq!(
+        (
+            grab.from_board,
+            grab.from.as_str(),
+            grab.to_board,
+            grab.to.as_str(),
+            grab.piece.as_str()
+        ),
+        (wire::Board::B, "a1", wire::Board::A, "b8", "R")
+    );
 }
 
 #[test]
