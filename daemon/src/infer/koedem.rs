@@ -103,20 +103,25 @@ impl Inferrer {
         (pos.board().by_piece(Role::Pawn.of(color)) & seventh).any()
     }
 
-    /// A square reading on `board` (hook of `on_square`): a lift may be a grab's; a put
-    /// may show that a piece taken for a grab is still on the board, or confirm a grab.
+    /// A square reading on `board` (hook of `on_square`; `was` is what the square showed
+    /// before): a lift may be a grab's; a put may show that a piece taken for a grab is
+    /// still on the board, or confirm a grab.
     pub(crate) fn grab_square(
         &mut self,
         t: u64,
         board: BoardId,
         sq: Square,
-        piece: Option<Piece>,
+        (was, piece): (Option<Piece>, Option<Piece>),
         out: &mut Vec<Inference>,
     ) {
         if !self.grabs_on() {
             return;
         }
-        if let Some(p) = piece {
+        // A piece read where one of its own colour stood (a misread, a piece adjusted)
+        // did not move there.
+        if let Some(p) = piece
+            && was.is_none_or(|w| w.color != p.color)
+        {
             self.grab_put(t, board, sq, p, out);
         }
         let window = self.config.grab_window_ms;
@@ -138,11 +143,8 @@ impl Inferrer {
                 return true;
             }
             match piece {
-                // Lifted again (the piece that covered it): still a candidate.
-                None => {
-                    c.covered = None;
-                    true
-                }
+                // Lifted again (the piece that covered it): a fresh candidate below.
+                None => false,
                 // Put back: it was no grab (unless a pawn promotes there).
                 Some(p)
                     if p == c.piece
