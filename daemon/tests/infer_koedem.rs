@@ -473,6 +473,17 @@ fn a_king_dropped_on_the_grabbed_square_is_a_drop() {
 }
 
 #[test]
+fn a_misread_of_the_grabbed_kind_on_the_other_board_keeps_the_grab() {
+    let mut t = Table::from_bfen(GRAB);
+    t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
+    // One scan reads White's king on e1 of board B as a rook (where the grabbed rook could
+    // have gone), then the king again.
+    t.put(B, "e1", 'R').put(B, "e1", 'K');
+    board_b_plays_on(&mut t);
+    assert_grabbed(&t);
+}
+
+#[test]
 fn a_grabbed_king_is_alerted_as_illegal() {
     // White's king leaves board B while White promotes on A: kings cannot be grabbed.
     let mut t = Table::from_bfen(GRAB);
