@@ -148,6 +148,45 @@ pub struct Event {
     /// The id of the operator action an `action` event confirms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// The piece a move took, as a FEN letter of its colour (`n`, `Q`; `k`/`K`: a king
+    /// taken under Koedem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<String>,
+    /// Where the piece a move took went: the capturer's partner on the other board (a
+    /// king hand-over under Koedem when the piece is `K`/`k`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<Handoff>,
+    /// A Koedem grab promotion: the piece taken from the other board (both boards named).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grab: Option<Grab>,
+}
+
+/// A captured piece handed to the capturer's partner.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Handoff {
+    /// The partner's board.
+    pub board: Board,
+    /// The partner's side there.
+    pub side: Side,
+    /// The piece now in his hand, as a FEN letter of its colour (`K`/`k`: a king he must
+    /// drop as his next move, under Koedem).
+    pub piece: String,
+}
+
+/// A Koedem grab promotion: the promoting player took a piece of his colour from the
+/// other board and put it on the promotion square.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grab {
+    /// The board the piece was taken from.
+    pub from_board: Board,
+    /// The square it stood on there.
+    pub from: String,
+    /// The promoting board.
+    pub to_board: Board,
+    /// The promotion square.
+    pub to: String,
+    /// The piece, as a FEN letter of its colour (`R`, `q`).
+    pub piece: String,
 }
 
 impl Event {
@@ -170,6 +209,9 @@ impl Event {
             detail: None,
             flags: Vec::new(),
             action: None,
+            captured: None,
+            handoff: None,
+            grab: None,
         }
     }
 }
@@ -191,6 +233,15 @@ pub struct LastMove {
     pub side: Side,
     /// Move number of the BPGN token.
     pub number: u32,
+    /// The piece taken, as a FEN letter (`k`/`K`: a king, under Koedem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<String>,
+    /// Where the piece taken went (the capturer's partner).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<Handoff>,
+    /// A Koedem grab promotion, naming both boards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grab: Option<Grab>,
 }
 
 /// One board of the match as the viewer shows it.
@@ -221,6 +272,9 @@ pub struct BoardState {
     /// Absent while the board is recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub physical: Option<String>,
+    /// Koedem: the sides holding a captured king, who must drop it as their next move.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub must_drop_king: Vec<Side>,
 }
 
 impl Default for BoardState {
@@ -234,6 +288,7 @@ impl Default for BoardState {
             last_move: None,
             connected: false,
             physical: None,
+            must_drop_king: Vec::new(),
         }
     }
 }

@@ -6,7 +6,8 @@
 mod common;
 
 use bugbridge_broadcast::wire::{
-    ActionKind, Board, Event, EventKind, MatchResult, MatchState, OperatorAction, Side,
+    ActionKind, Board, Event, EventKind, Grab, Handoff, MatchResult, MatchState, OperatorAction,
+    Side,
 };
 use bugbridge_broadcast::{Hub, HubOptions, Update};
 use serde::Serialize;
@@ -44,6 +45,53 @@ fn move_event_matches_replay_events_line_plus_seq() {
         line,
         r#"{"seq":1,"t":1790,"kind":"move","board":"A","side":"white","number":1,"san":"e4","clock":178.0,"bfen":"..."}"#
     );
+}
+
+#[test]
+fn koedem_king_capture_hand_over_and_grab_naming_both_boards() {
+    let capture = Event {
+        seq: 12,
+        board: Some(Board::A),
+        side: Some(Side::White),
+        number: Some(9),
+        san: Some("Bxd2".into()),
+        clock: Some(171.0),
+        bfen: Some("...".into()),
+        captured: Some("k".into()),
+        handoff: Some(Handoff {
+            board: Board::B,
+            side: Side::Black,
+            piece: "k".into(),
+        }),
+        ..Event::new(EventKind::Move, 40210)
+    };
+    golden("event_koedem_king_capture", &capture);
+    let grab = Event {
+        seq: 30,
+        board: Some(Board::A),
+        side: Some(Side::White),
+        number: Some(21),
+        san: Some("b8=Ra1".into()),
+        clock: Some(150.0),
+        bfen: Some("...".into()),
+        grab: Some(Grab {
+            from_board: Board::B,
+            from: "a1".into(),
+            to_board: Board::A,
+            to: "b8".into(),
+            piece: "R".into(),
+        }),
+        ..Event::new(EventKind::Move, 88020)
+    };
+    golden("event_koedem_grab", &grab);
+    // The lines of docs/events.md.
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/events.md")).unwrap();
+    for e in [&capture, &grab] {
+        let line = serde_json::to_string(e).unwrap();
+        assert!(docs.contains(&line), "docs/events.md lacks {line}");
+        assert_eq!(&serde_json::from_str::<Event>(&line).unwrap(), e);
+    }
 }
 
 #[test]

@@ -121,6 +121,18 @@ pub enum LogFormat {
     Json,
 }
 
+/// How a Koedem pawn promotes (`koedem.promotion`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum KoedemPromotion {
+    /// The official rule: a piece of one's colour is taken from the other board (the
+    /// default).
+    #[default]
+    Grab,
+    /// The "announce piece" alternative: promotion as in bughouse.
+    Announce,
+}
+
 /// The file as serde reads it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,6 +155,9 @@ pub struct RawConfig {
     /// `[inference]`.
     #[serde(default)]
     pub inference: Option<RawInference>,
+    /// `[koedem]`: options of the Koedem ruleset.
+    #[serde(default)]
+    pub koedem: Option<RawKoedem>,
     /// `[log]`.
     #[serde(default)]
     pub log: Option<RawLog>,
@@ -266,6 +281,19 @@ pub struct RawInference {
     pub gap_max_plies: Option<usize>,
 }
 
+/// `[koedem]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKoedem {
+    /// `grab` or `announce`.
+    #[serde(default)]
+    pub promotion: Option<KoedemPromotion>,
+    /// How far apart (ms) a promotion's press and the grabbed piece leaving the other
+    /// board may be.
+    #[serde(default)]
+    pub grab_window_ms: Option<Spanned<u64>>,
+}
+
 /// `[log]`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -358,6 +386,24 @@ pub struct HttpConfig {
     pub arbiter_token_file: Option<PathBuf>,
 }
 
+/// The options of the Koedem ruleset, validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KoedemOptions {
+    /// Grab promotion or the "announce piece" alternative.
+    pub promotion: KoedemPromotion,
+    /// The grab window (ms).
+    pub grab_window_ms: u64,
+}
+
+impl Default for KoedemOptions {
+    fn default() -> KoedemOptions {
+        KoedemOptions {
+            promotion: KoedemPromotion::Grab,
+            grab_window_ms: 15_000,
+        }
+    }
+}
+
 /// The validated configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -383,6 +429,8 @@ pub struct Config {
     pub drop_tolerance_ms: u64,
     /// The longest link gap searched, in plies.
     pub gap_max_plies: usize,
+    /// Koedem options (defaults for other rulesets).
+    pub koedem: KoedemOptions,
     /// Log format.
     pub log_format: LogFormat,
     /// Log filter.
@@ -402,6 +450,17 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 impl Config {
+    /// The rules of the match, with the ruleset's options applied (Koedem's "announce
+    /// piece" promotion).
+    #[must_use]
+    pub fn rules(&self) -> crate::rules::Ruleset {
+        let mut rules = self.ruleset.ruleset();
+        if self.koedem.promotion == KoedemPromotion::Announce {
+            rules.promotion_by_grab = false;
+        }
+        rules
+    }
+
     /// Reads and validates the file at `path`.
     ///
     /// # Errors
@@ -632,6 +691,38 @@ impl Config {
             drop_tolerance_ms: None,
             gap_max_plies: None,
         });
+        let koedem = match raw.koedem {
+            None => KoedemOptions::default(),
+            Some(_) if ruleset != RulesetName::Koedem => {
+                return Err(ConfigError {
+                    file: file.to_owned(),
+                    position: None,
+                    key: Some("koedem".into()),
+                    reason: format!(
+                        "Koedem options with match.ruleset = \"{}\": set ruleset = \"koedem\" or remove [koedem]",
+                        ruleset.as_str()
+                    ),
+                });
+            }
+            Some(k) => {
+                let defaults = KoedemOptions::default();
+                let grab_window_ms = match &k.grab_window_ms {
+                    Some(w) if !(1000..=120_000).contains(w.get_ref()) => {
+                        return Err(at(
+                            w.span(),
+                            "koedem.grab_window_ms",
+                            "expected 1000 to 120000 (ms)".into(),
+                        ));
+                    }
+                    Some(w) => *w.get_ref(),
+                    None => defaults.grab_window_ms,
+                };
+                KoedemOptions {
+                    promotion: k.promotion.unwrap_or(defaults.promotion),
+                    grab_window_ms,
+                }
+            }
+        };
         let log = raw.log.unwrap_or(RawLog {
             format: LogFormat::Text,
             level: None,
@@ -651,6 +742,7 @@ impl Config {
             stable_commit_ms: inference.stable_commit_ms.unwrap_or(1500),
             drop_tolerance_ms: inference.drop_tolerance_ms.unwrap_or(300),
             gap_max_plies: inference.gap_max_plies.unwrap_or(6).clamp(1, 8),
+            koedem,
             log_format: log.format,
             log_level: log.level.unwrap_or_else(|| "info".into()),
         })
@@ -798,6 +890,26 @@ dir = "games"
         let absolute = GOOD.replace("dir = \"games\"", "dir = \"/var/lib/bugbridge\"");
         let c = Config::parse(&absolute, Path::new("/etc/bugbridge/table.toml")).unwrap();
         assert_eq!(c.record_dir, Path::new("/var/lib/bugbridge"));
+    }
+
+    #[test]
+    fn koedem_options_are_read_and_checked() {
+        let koedem = GOOD.replace("ruleset = \"fide\"", "ruleset = \"koedem\"");
+        let c = parse(&koedem).unwrap();
+        assert_eq!(c.koedem, KoedemOptions::default());
+        assert!(c.rules().promotion_by_grab);
+        let announce =
+            format!("{koedem}\n[koedem]\npromotion = \"announce\"\ngrab_window_ms = 20000\n");
+        let c = parse(&announce).unwrap();
+        assert_eq!(c.koedem.promotion, KoedemPromotion::Announce);
+        assert_eq!(c.koedem.grab_window_ms, 20_000);
+        assert!(!c.rules().promotion_by_grab);
+        let e = parse(&format!("{GOOD}\n[koedem]\npromotion = \"grab\"\n")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("koedem"));
+        let e = parse(&format!("{koedem}\n[koedem]\ngrab_window_ms = 5\n")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("koedem.grab_window_ms"));
+        let e = parse(&format!("{koedem}\n[koedem]\npromotion = \"pick\"\n")).unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("koedem.promotion"));
     }
 
     #[test]

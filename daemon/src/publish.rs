@@ -11,8 +11,9 @@ use bugbridge_broadcast::wire;
 
 use crate::infer::{Alert, Correction, Inference, RecordEntry};
 use crate::rules::notation::bfen::{write_bfen, write_board_fen};
+use crate::rules::notation::{San, SanKind};
 use crate::rules::{
-    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, MatchResult, Move,
+    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, MatchResult, Move, Role,
     holdings_string,
 };
 
@@ -66,6 +67,10 @@ pub fn event(inference: &Inference) -> Option<wire::Event> {
             e.clock = entry.clock;
             e.bfen = Some(bfen.clone());
             e.flags = entry.flags.names().into_iter().map(str::to_owned).collect();
+            let (captured, handoff, grab) = koedem_parts(entry);
+            e.captured = captured;
+            e.handoff = handoff;
+            e.grab = grab;
             Some(e)
         }
         Inference::Alert(a) => Some(alert(a)),
@@ -88,6 +93,47 @@ pub fn event(inference: &Inference) -> Option<wire::Event> {
     }
 }
 
+/// What a move took, where that piece went, and the piece a grab promotion took from the
+/// other board.
+fn koedem_parts(
+    entry: &RecordEntry,
+) -> (Option<String>, Option<wire::Handoff>, Option<wire::Grab>) {
+    let taken = entry.side.other();
+    let captured = entry
+        .mv
+        .capture()
+        .map(|role| role.of(taken).char().to_string());
+    // The capturer's partner plays the taken colour on the other board.
+    let handoff = entry.handoff.map(|role| wire::Handoff {
+        board: board(entry.board.other()),
+        side: side(taken),
+        piece: role.of(taken).char().to_string(),
+    });
+    let grab = grab_of(entry.board, entry.side, &entry.san);
+    (captured, handoff, grab)
+}
+
+/// The grab a SAN writes (`b8=Ra1`), played by `mover` on `promoting`.
+fn grab_of(promoting: BoardId, mover: Color, san: &str) -> Option<wire::Grab> {
+    let san: San = san.parse().ok()?;
+    let from = san.grab?;
+    let SanKind::Normal {
+        to,
+        promotion: Some(role),
+        ..
+    } = san.kind
+    else {
+        return None;
+    };
+    Some(wire::Grab {
+        from_board: board(promoting.other()),
+        from: from.to_string(),
+        to_board: board(promoting),
+        to: to.to_string(),
+        piece: role.of(mover).char().to_string(),
+    })
+}
+
 fn alert(a: &Alert) -> wire::Event {
     let mut e = wire::Event::new(wire::EventKind::Alert, a.t);
     e.board = a.board.map(board);
@@ -106,6 +152,7 @@ fn correction(c: &Correction) -> wire::Event {
     e.side = Some(side(c.side));
     e.number = Some(c.number);
     e.san = Some(c.new_san.clone());
+    e.grab = grab_of(c.board, c.side, &c.new_san);
     let detail = if c.detail.is_empty() {
         format!("{} replaced by {}", c.old_san, c.new_san)
     } else {
@@ -189,6 +236,7 @@ fn last_move(record: &[RecordEntry], b: BoardId) -> Option<wire::LastMove> {
         Move::Drop { piece, .. } => (None, Some(piece.role.upper_char().to_string())),
         m => (m.from().map(|s| s.to_string()), None),
     };
+    let (captured, handoff, grab) = koedem_parts(e);
     Some(wire::LastMove {
         from,
         to: e.mv.to().to_string(),
@@ -196,6 +244,9 @@ fn last_move(record: &[RecordEntry], b: BoardId) -> Option<wire::LastMove> {
         san: e.san.clone(),
         side: side(e.side),
         number: e.number,
+        captured,
+        handoff,
+        grab,
     })
 }
 
@@ -216,6 +267,11 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             last_move: last_move(view.record, b),
             connected: *view.connected.get(b),
             physical: view.unrecorded.get(b).map(|p| p.placement()),
+            must_drop_king: Color::ALL
+                .into_iter()
+                .filter(|&c| p.pockets()[c].has(Role::King))
+                .map(side)
+                .collect(),
         }
     };
     let clock = |b: BoardId| {

@@ -139,6 +139,7 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
         last_move: None,
         connected: true,
         physical: None,
+        must_drop_king: Vec::new(),
     };
     MatchState {
         bfen: bfen.clone(),

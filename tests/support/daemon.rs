@@ -5,8 +5,8 @@ use std::path::Path;
 
 use bugbridge::app::{self, AppError, Endpoints, RunOptions};
 use bugbridge::config::{
-    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, LogFormat, MqttConfig, Orientation,
-    Parity, WhiteSide,
+    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, KoedemOptions, LogFormat, MqttConfig,
+    Orientation, Parity, WhiteSide,
 };
 use bugbridge::rules::{BoardId, RulesetName};
 use bugbridge_drivers::trace::BoardId as WireBoard;
@@ -62,6 +62,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
+        koedem: KoedemOptions::default(),
         log_format: LogFormat::Text,
         log_level: "info".into(),
     }

@@ -53,9 +53,13 @@ pub fn state(plies: u32) -> MatchState {
                     san: format!("m{}", plies - 1),
                     side: Side::White,
                     number: 1,
+                    captured: None,
+                    handoff: None,
+                    grab: None,
                 }),
                 connected: true,
                 physical: None,
+                must_drop_king: Vec::new(),
             },
             B: BoardState {
                 bfen: START.to_owned(),

@@ -14,7 +14,8 @@ use bugbridge_drivers::trace::{
 
 use super::table::Table;
 use crate::config::{
-    BoardConfig, ClockSource, Config, DriverKind, LogFormat, Orientation, Parity, WhiteSide,
+    BoardConfig, ClockSource, Config, DriverKind, KoedemOptions, LogFormat, Orientation, Parity,
+    WhiteSide,
 };
 use crate::rules::{BoardId, RulesetName};
 
@@ -44,6 +45,7 @@ fn config(dir: &std::path::Path) -> Config {
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
+        koedem: KoedemOptions::default(),
         log_format: LogFormat::Text,
         log_level: "info".into(),
     }

@@ -54,7 +54,7 @@ impl Table {
         let store = Store::open(&config.record_dir, &config.match_id)
             .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;
         let infer = InferConfig {
-            ruleset: config.ruleset.ruleset(),
+            ruleset: config.rules(),
             clock: ByBoard::new_with(|b| {
                 config
                     .boards
@@ -65,6 +65,7 @@ impl Table {
             stable_commit_ms: config.stable_commit_ms,
             drop_tolerance_ms: config.drop_tolerance_ms,
             gap_max_plies: config.gap_max_plies,
+            grab_window_ms: config.koedem.grab_window_ms,
             ..InferConfig::default()
         };
         let mut base_tags = config.tags.clone();
@@ -601,6 +602,7 @@ mod tests {
             stable_commit_ms: 1500,
             drop_tolerance_ms: 300,
             gap_max_plies: 6,
+            koedem: crate::config::KoedemOptions::default(),
             log_format: LogFormat::Text,
             log_level: "info".into(),
         }

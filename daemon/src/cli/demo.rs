@@ -14,8 +14,8 @@ use clap::Args;
 
 use crate::app::{self, RunOptions};
 use crate::config::{
-    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, LogFormat, MqttConfig, Orientation,
-    Parity, WhiteSide,
+    BoardConfig, ClockSource, Config, DriverKind, HttpConfig, KoedemOptions, LogFormat, MqttConfig,
+    Orientation, Parity, WhiteSide,
 };
 use crate::rules::notation::bpgn::parse_bpgn;
 use crate::rules::{BoardId, RulesetName};
@@ -187,6 +187,55 @@ fn demo_trace(
     Ok((lines, tags, shown))
 }
 
+/// How far apart (ms of wall time) presses on different boards reach the daemon, at
+/// least, in a sped-up demo: the two emulated boards run on their own pseudo-terminals,
+/// whose delivery may differ by a few milliseconds.
+const PRESS_GAP_WALL_MS: f64 = 30.0;
+
+/// Spreads the presses of a trace played `speed` times faster so that presses on
+/// different boards stay [`PRESS_GAP_WALL_MS`] apart once sped up: the boards' own
+/// timing jitter cannot swap them, and the record keeps the game's order. Everything after
+/// a press that is moved is moved with it (think times grow a little; the clock readings,
+/// and so the recorded times, do not change).
+fn spread_presses(lines: &mut [TraceLine], speed: f64) {
+    let gap = (PRESS_GAP_WALL_MS * speed) as u64;
+    if speed <= 1.0 || gap == 0 {
+        return;
+    }
+    let mut shift = 0u64;
+    let mut running: BTreeMap<&'static str, Option<bugbridge_drivers::trace::Side>> =
+        BTreeMap::new();
+    let mut last_press: Option<(&'static str, u64)> = None;
+    for line in lines.iter_mut() {
+        line.t += shift;
+        let TraceEvent::Clock {
+            board,
+            running: now,
+            ..
+        } = &line.event
+        else {
+            continue;
+        };
+        let name = match board {
+            WireBoard::A => "A",
+            WireBoard::B => "B",
+        };
+        let before = running.insert(name, *now);
+        if before.is_none_or(|b| b == *now) {
+            continue;
+        }
+        if let Some((other, t)) = last_press
+            && other != name
+            && line.t < t + gap
+        {
+            let more = t + gap - line.t;
+            shift += more;
+            line.t += more;
+        }
+        last_press = Some((name, line.t));
+    }
+}
+
 /// How long the fallen flag stays on the clock before the game is cleared away.
 const FLAG_SHOWN_MS: u64 = 3_000;
 
@@ -284,6 +333,8 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         );
         return 2;
     }
+    let mut trace = trace;
+    spread_presses(&mut trace, args.speed);
     let trace_path = dir.join("demo.trace.jsonl");
     let token = format!(
         "{:016x}",
@@ -337,6 +388,12 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         stable_commit_ms: 1500,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
+        // The grab window is game time: the sped-up demo shrinks it with everything else.
+        koedem: KoedemOptions {
+            grab_window_ms: ((KoedemOptions::default().grab_window_ms as f64 / args.speed) as u64)
+                .max(50),
+            ..KoedemOptions::default()
+        },
         log_format: LogFormat::Text,
         log_level: "info".into(),
     };

@@ -279,10 +279,11 @@ impl Inferrer {
         let sq = track.orient(sq);
         track.note(sq, piece);
         track.missing_ok.discard(sq);
+        let was = track.physical.piece_at(sq);
         track.physical.set_square(sq, piece);
         track.last_change = t;
         track.settled = false;
-        self.grab_square(t, board, sq, piece, out);
+        self.grab_square(t, board, sq, (was, piece), out);
         if self.tracks[board].pending.is_some() {
             self.retry_pending(board, out);
         }

@@ -9,9 +9,18 @@
 //! - a piece lifted on the other board that a grab could take (the promoter's colour,
 //!   neither king nor pawn, while that colour has a pawn on its seventh rank on the
 //!   promoting board) is a *candidate*: its square may stay empty without holding up that
-//!   board's presses or being alerted as missing;
+//!   board's presses or being alerted as missing. A piece from hand put on a candidate's
+//!   square (a drop, a king dropped at once) shows the square was empty: the candidate
+//!   stays, *covered*, and is preferred;
 //! - a promotion committed on one board takes the latest matching candidate of the other
 //!   board, or waits for one (a *pending* grab) until the window closes;
+//! - a lift alone does not tell a grab from the start of a move of that board's own
+//!   player, who may be moving a piece of the same kind at that very moment. So a pairing
+//!   is *provisional* until the piece's owner completes a move on that board with the
+//!   piece still gone (or a piece from hand covers its square). Before that, the piece
+//!   showing up again — put back, put on a square it could reach, or its square taken by a
+//!   piece of the board (a capture) — undoes the pairing (a correction) and the promotion
+//!   waits for another lift;
 //! - once paired, the record's SAN gets the grab square (`b8=Ra1`, a correction when the
 //!   move was already published), and the game takes the piece off the other board, gives
 //!   the pawn to the player whose piece was grabbed and makes the promoted piece a real one;
@@ -33,6 +42,8 @@ pub(crate) struct Candidate {
     sq: Square,
     piece: Piece,
     t: u64,
+    /// A piece from hand put on the emptied square since (the square was empty).
+    covered: Option<Piece>,
 }
 
 /// A promotion waiting for its grabbed piece to leave the other board.
@@ -50,15 +61,34 @@ pub(crate) struct PendingGrab {
     deadline: u64,
 }
 
+/// A pairing that the grabbed piece's showing up again would undo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Provisional {
+    /// The promotion, as when it was pending.
+    grab: PendingGrab,
+    /// The square of the other board the piece was taken from.
+    sq: Square,
+    /// When the piece left it.
+    lifted: u64,
+    /// When the pairing was made.
+    t: u64,
+}
+
 /// The grab bookkeeping of a match.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grabs {
     candidates: Vec<Candidate>,
     pending: Vec<PendingGrab>,
+    provisional: Vec<Provisional>,
 }
 
 /// How many candidates are kept (the oldest go first).
 const MAX_CANDIDATES: usize = 16;
+
+/// A piece taken before its capturer is put on its square is put there within this part
+/// of the grab window (5 s of the default 15 s); a piece of the other colour put on a
+/// lifted piece's square later moved onto an empty square.
+const CAPTURE_HOLD_PART: u64 = 3;
 
 impl Inferrer {
     fn grabs_on(&self) -> bool {
@@ -73,26 +103,83 @@ impl Inferrer {
         (pos.board().by_piece(Role::Pawn.of(color)) & seventh).any()
     }
 
-    /// A square reading on `board` (hook of `on_square`): a lift may be a grab's.
+    /// A square reading on `board` (hook of `on_square`; `was` is what the square showed
+    /// before): a lift may be a grab's; a put may show that a piece taken for a grab is
+    /// still on the board, or confirm a grab.
     pub(crate) fn grab_square(
         &mut self,
         t: u64,
         board: BoardId,
         sq: Square,
-        piece: Option<Piece>,
+        (was, piece): (Option<Piece>, Option<Piece>),
         out: &mut Vec<Inference>,
     ) {
         if !self.grabs_on() {
             return;
         }
+        // A piece read where one of its own colour stood (a misread, a piece adjusted)
+        // did not move there.
+        if let Some(p) = piece
+            && was.is_none_or(|w| w.color != p.color)
+        {
+            self.grab_put(t, board, sq, p, out);
+        }
         let window = self.config.grab_window_ms;
-        self.grabs
-            .candidates
-            .retain(|c| !(c.board == board && c.sq == sq) && c.t + window >= t);
-        if piece.is_some() {
+        let committed = *self.game.board(board).board();
+        let physical = self.tracks[board].physical;
+        let mut covered = false;
+        self.grabs.candidates.retain_mut(|c| {
+            if c.t + window < t {
+                return false;
+            }
+            if c.board != board {
+                return true;
+            }
+            // The square changed hands in the game since: a stale candidate.
+            if committed.piece_at(c.sq) != Some(c.piece) {
+                return false;
+            }
+            if c.sq != sq {
+                return true;
+            }
+            match piece {
+                // Lifted again (the piece that covered it): a fresh candidate below.
+                None => false,
+                // Put back: it was no grab (unless a pawn promotes there).
+                Some(p)
+                    if p == c.piece
+                        && !promoting_to(&committed, &physical, sq, p, false)
+                        && !promoting_to(&committed, &physical, sq, p, true) =>
+                {
+                    false
+                }
+                // A piece of the board's other colour moved there: a capture of the
+                // lifted piece.
+                Some(p) if p.color != c.piece.color && captures(&committed, &physical, sq, p) => {
+                    false
+                }
+                // A piece from hand, or one of the same colour: the square was empty.
+                Some(p) => {
+                    c.covered = Some(p);
+                    covered = true;
+                    true
+                }
+            }
+        });
+        if covered {
+            self.retry_pending_grabs(t, out);
             return;
         }
-        let Some(standing) = self.game.board(board).board().piece_at(sq) else {
+        if piece.is_some()
+            || self
+                .grabs
+                .candidates
+                .iter()
+                .any(|c| c.board == board && c.sq == sq)
+        {
+            return;
+        }
+        let Some(standing) = committed.piece_at(sq) else {
             return;
         };
         if matches!(standing.role, Role::King | Role::Pawn) {
@@ -107,15 +194,22 @@ impl Inferrer {
             .position(|p| p.board == promoting && p.piece == standing)
         {
             let p = self.grabs.pending.remove(i);
-            self.pair(t, p.board, p.number, p.side, sq, out);
+            self.pair(t, t, p, sq, out);
             return;
         }
-        if self.may_promote(promoting, standing.color) {
+        // A provisional grab may turn out to be another lift: this one.
+        let doubted = self
+            .grabs
+            .provisional
+            .iter()
+            .any(|g| g.grab.board == promoting && g.grab.piece == standing);
+        if doubted || self.may_promote(promoting, standing.color) {
             self.grabs.candidates.push(Candidate {
                 board,
                 sq,
                 piece: standing,
                 t,
+                covered: None,
             });
             if self.grabs.candidates.len() > MAX_CANDIDATES {
                 self.grabs.candidates.remove(0);
@@ -124,55 +218,138 @@ impl Inferrer {
         }
     }
 
+    /// `p` put on `sq` of `board`: a provisional grab from that board whose piece this
+    /// is (put back, or put where it could have moved) or whose square a piece of the
+    /// board's other colour took (a capture, while another lift can be the grab) was no
+    /// grab; any other piece on its square confirms it.
+    fn grab_put(&mut self, t: u64, board: BoardId, sq: Square, p: Piece, out: &mut Vec<Inference>) {
+        let committed = *self.game.board(board).board();
+        let physical = self.tracks[board].physical;
+        let pockets = *self.game.board(board).pockets();
+        let candidates = self.grabs.candidates.clone();
+        let hold = self.config.grab_window_ms / CAPTURE_HOLD_PART;
+        let mut undone = Vec::new();
+        self.grabs.provisional.retain(|g| {
+            if g.grab.board != board.other() {
+                return true;
+            }
+            let piece = g.grab.piece;
+            // Another lift that can be the grab.
+            let other_lift = candidates.iter().any(|c| {
+                c.board == board
+                    && c.piece == piece
+                    && committed.piece_at(c.sq) == Some(piece)
+                    && physical.piece_at(c.sq).is_none()
+            });
+            let refuted = if p == piece {
+                // Put where the grabbed one was or could have gone, and nothing else to
+                // explain it: no other such piece lifted that could have gone there, no
+                // pawn promoting, no drop from hand (on an empty square) unless another
+                // lift can be the grab.
+                let occupied = committed.occupied();
+                let reach = attacks(piece.role, piece.color, g.sq, occupied);
+                let lifted = committed.by_piece(p) - physical.by_piece(p);
+                let other_origin = Iterator::any(&mut lifted.into_iter(), |from: Square| {
+                    from != g.sq && attacks(p.role, p.color, from, occupied).contains(sq)
+                });
+                (sq == g.sq || reach.contains(sq))
+                    && !other_origin
+                    && !(pockets[p.color].has(p.role)
+                        && committed.piece_at(sq).is_none()
+                        && !other_lift)
+                    && !promoting_to(&committed, &physical, sq, p, false)
+                    && !promoting_to(&committed, &physical, sq, p, true)
+            } else if sq == g.sq {
+                // Taken by a piece of the board's other colour soon after the lift: a
+                // capture of the piece, when another lift can be the grab (a move onto
+                // the emptied square leaves no promotion without its grab). Covered
+                // from hand or by a piece of the same colour: the grab stands.
+                let capture = p.color != piece.color
+                    && t <= g.lifted + hold
+                    && other_lift
+                    && captures(&committed, &physical, sq, p);
+                if !capture {
+                    return false;
+                }
+                true
+            } else {
+                false
+            };
+            if refuted {
+                undone.push(*g);
+            }
+            !refuted
+        });
+        for g in undone {
+            self.unpair(t, g, out);
+        }
+    }
+
+    /// The owner of a provisionally grabbed piece completed a move on its board with the
+    /// piece still gone: the lift was no move of his, the grab stands.
+    fn confirm_grabs(&mut self, board: BoardId, mover: Color) {
+        let physical = self.tracks[board].physical;
+        self.grabs.provisional.retain(|g| {
+            !(g.grab.board == board.other()
+                && g.grab.piece.color == mover
+                && physical.piece_at(g.sq) != Some(g.grab.piece))
+        });
+    }
+
     /// A move was just recorded at `index` (hook of `commit`): a promotion takes its grab.
     /// Returns whether the entry changed.
     pub(crate) fn grab_on_commit(&mut self, index: usize, out: &mut Vec<Inference>) -> bool {
         if !self.grabs_on() {
             return false;
         }
-        // Any move may settle which lift a waiting grab was.
-        let before = self.record.get(index).map(|e| e.san.clone());
-        self.retry_pending_grabs(out);
         let Some(entry) = self.record.get(index) else {
             return false;
         };
-        let changed = before.as_deref() != Some(entry.san.as_str());
+        let before = entry.san.clone();
+        let (board, side, now) = (entry.board, entry.side, entry.t);
+        self.confirm_grabs(board, side);
+        // Any move may settle which lift a waiting grab was.
+        self.retry_pending_grabs(now, out);
+        let Some(entry) = self.record.get(index) else {
+            return false;
+        };
+        let changed = before != entry.san;
         let Some(role) = entry.mv.promotion() else {
             return changed;
         };
-        let (board, side, number, t) = (entry.board, entry.side, entry.number, entry.t);
+        let (number, t) = (entry.number, entry.t);
         let piece = role.of(side);
-        let other = board.other();
         let window = self.config.grab_window_ms;
         // The window counts from the promoted piece's put as well as from the press (a
         // press may reach us late).
         let put = self.tracks[board].last_change.min(t);
-        let found = self.take_candidate(other, piece, (put, t), window, false);
-        match found {
+        let grab = PendingGrab {
+            board,
+            number,
+            side,
+            piece,
+            put,
+            deadline: t.saturating_add(window),
+        };
+        match self.take_candidate(board.other(), piece, (put, t), window, false) {
             Some(c) => {
-                self.pair_quietly(index, c.sq);
+                self.provisional(grab, c.sq, c.t, t, c.covered.is_some());
+                self.pair_quietly(index, Some(c.sq));
                 true
             }
             None => {
-                self.grabs.pending.push(PendingGrab {
-                    board,
-                    number,
-                    side,
-                    piece,
-                    put,
-                    deadline: t.saturating_add(window),
-                });
+                self.grabs.pending.push(grab);
                 changed
             }
         }
     }
 
     /// The candidate of `board` for a grab of `piece` put on the promotion square at `since`
-    /// and pressed at `until`: the piece still in
-    /// the committed position and its square still empty. A lift that looks like the start
-    /// of a move (the same piece has appeared on a square it could reach) is taken only when
-    /// more such pieces vanished than appeared. Several equally likely lifts give none
-    /// (the board's next move decides) unless `force`d: then the latest wins.
+    /// and pressed at `until`: the piece still in the committed position and its square
+    /// still empty (or covered by a piece from hand, preferred). A lift that looks like the
+    /// start of a move (the same piece has appeared on a square it could reach) is taken
+    /// only when more such pieces vanished than appeared. Several equally likely lifts give
+    /// none (the board's next move decides) unless `force`d: then the latest wins.
     fn take_candidate(
         &mut self,
         board: BoardId,
@@ -185,7 +362,7 @@ impl Inferrer {
         let physical = &self.tracks[board].physical;
         let appeared = physical.by_piece(piece) - committed.by_piece(piece);
         let occupied = committed.occupied();
-        let valid: Vec<(usize, bool)> = self
+        let valid: Vec<(usize, bool, bool)> = self
             .grabs
             .candidates
             .iter()
@@ -196,23 +373,22 @@ impl Inferrer {
                     && c.t + window >= since
                     && until + window >= c.t
                     && committed.piece_at(c.sq) == Some(piece)
-                    && physical.piece_at(c.sq).is_none()
+                    && physical.piece_at(c.sq) == c.covered
             })
             .map(|(i, c)| {
                 let reach = attacks(piece.role, piece.color, c.sq, occupied);
-                (i, (reach & appeared).any())
+                (i, c.covered.is_some(), (reach & appeared).any())
             })
             .collect();
-        let still: Vec<usize> = valid
-            .iter()
-            .filter(|(_, moving)| !moving)
-            .map(|&(i, _)| i)
-            .collect();
+        if let Some(&(i, ..)) = valid.iter().rev().find(|v| v.1) {
+            return Some(self.grabs.candidates.remove(i));
+        }
+        let still: Vec<usize> = valid.iter().filter(|v| !v.2).map(|&(i, ..)| i).collect();
         let chosen = match still.as_slice() {
             [i] => Some(*i),
             [.., last] if force => Some(*last),
             [] if valid.len() > appeared.count() && (valid.len() == 1 || force) => {
-                valid.last().map(|&(i, _)| i)
+                valid.last().map(|&(i, ..)| i)
             }
             // Several lifts could be the grab: the board's own move will tell.
             _ => None,
@@ -222,13 +398,16 @@ impl Inferrer {
 
     /// Closes the window of the pending grabs (hook of the timers).
     pub(crate) fn expire_grabs(&mut self, t: u64, out: &mut Vec<Inference>) {
+        let window = self.config.grab_window_ms;
+        self.grabs
+            .provisional
+            .retain(|g| g.t.saturating_add(window) >= t);
         if self.grabs.pending.is_empty() {
             return;
         }
         let (late, keep): (Vec<PendingGrab>, Vec<PendingGrab>) =
             self.grabs.pending.iter().partition(|p| p.deadline < t);
         self.grabs.pending = keep;
-        let window = self.config.grab_window_ms;
         for p in late {
             let Some(index) = self.entry_index(p.board, p.number, p.side) else {
                 continue;
@@ -236,7 +415,8 @@ impl Inferrer {
             let pressed = self.record[index].t;
             let span = (pressed.min(p.put), pressed);
             if let Some(c) = self.take_candidate(p.board.other(), p.piece, span, window, true) {
-                self.pair(p.deadline, p.board, p.number, p.side, c.sq, out);
+                // The window is closed: this pairing is final.
+                self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
             let reason = IllegalReason::BadPromotion;
@@ -264,7 +444,7 @@ impl Inferrer {
 
     /// Tries the pending grabs again (a move committed may have settled which lift was
     /// the grab).
-    fn retry_pending_grabs(&mut self, out: &mut Vec<Inference>) {
+    fn retry_pending_grabs(&mut self, now: u64, out: &mut Vec<Inference>) {
         let window = self.config.grab_window_ms;
         let pending = std::mem::take(&mut self.grabs.pending);
         for p in pending {
@@ -276,7 +456,10 @@ impl Inferrer {
                 self.take_candidate(p.board.other(), p.piece, span, window, false)
             });
             match found {
-                Some(c) => self.pair(p.deadline, p.board, p.number, p.side, c.sq, out),
+                Some(c) => {
+                    let t = now.max(c.t).min(p.deadline);
+                    self.pair(t, c.t, p, c.sq, out);
+                }
                 None => self.grabs.pending.push(p),
             }
         }
@@ -288,22 +471,84 @@ impl Inferrer {
             .rposition(|e| e.board == board && e.number == number && e.side == side)
     }
 
-    /// Pairs a published promotion with the grab from `sq`: a correction.
+    /// Remembers a pairing as provisional (unless `sure`).
+    fn provisional(&mut self, grab: PendingGrab, sq: Square, lifted: u64, t: u64, sure: bool) {
+        if !sure {
+            self.grabs.provisional.push(Provisional {
+                grab,
+                sq,
+                lifted,
+                t,
+            });
+        }
+    }
+
+    /// Pairs a published promotion with the grab from `sq` (provisionally): a correction.
     fn pair(
         &mut self,
         t: u64,
-        board: BoardId,
-        number: u32,
-        side: Color,
+        lifted: u64,
+        grab: PendingGrab,
         sq: Square,
         out: &mut Vec<Inference>,
     ) {
+        let covered = self.physical(grab.board.other()).piece_at(sq).is_some();
+        self.provisional(grab, sq, lifted, t, covered);
+        self.pair_quietly_corrected(t, grab, sq, out);
+    }
+
+    /// Writes the grab from `sq` (or none) into the promotion of `grab` and says so.
+    fn pair_quietly_corrected(
+        &mut self,
+        t: u64,
+        grab: PendingGrab,
+        sq: Square,
+        out: &mut Vec<Inference>,
+    ) {
+        self.correct_grab(t, grab, Some(sq), out);
+    }
+
+    /// A provisional grab turned out to be no grab: the promotion waits again.
+    fn unpair(&mut self, t: u64, g: Provisional, out: &mut Vec<Inference>) {
+        self.correct_grab(t, g.grab, None, out);
+        self.grabs.pending.push(g.grab);
+        self.retry_pending_grabs(t, out);
+    }
+
+    /// Sets the grab square of a published promotion: a correction.
+    fn correct_grab(
+        &mut self,
+        t: u64,
+        grab: PendingGrab,
+        sq: Option<Square>,
+        out: &mut Vec<Inference>,
+    ) {
+        let PendingGrab {
+            board,
+            number,
+            side,
+            ..
+        } = grab;
         let Some(index) = self.entry_index(board, number, side) else {
             return;
         };
         let old_san = self.record[index].san.clone();
         self.pair_quietly(index, sq);
         let new_san = self.record[index].san.clone();
+        if old_san == new_san {
+            return;
+        }
+        let mover = if side == Color::White { "." } else { "..." };
+        let detail = match sq {
+            Some(sq) => format!(
+                "board {board}: move {number}{mover} {old_san} grabbed from board {}{sq}: {new_san}",
+                board.other()
+            ),
+            None => format!(
+                "board {board}: move {number}{mover} {old_san}: the piece taken for the grab is still on board {}: {new_san}",
+                board.other()
+            ),
+        };
         out.push(Inference::Correction(Correction {
             t,
             board,
@@ -311,23 +556,21 @@ impl Inferrer {
             number,
             index,
             kind: CorrectionKind::Promotion,
-            old_san: old_san.clone(),
-            new_san: new_san.clone(),
-            detail: format!(
-                "board {board}: move {number}{} {old_san} grabbed from board {}{sq}: {new_san}",
-                if side == Color::White { "." } else { "..." },
-                board.other()
-            ),
+            old_san,
+            new_san,
+            detail,
         }));
     }
 
-    /// Writes the grab into entry `index` and re-plays the record.
-    fn pair_quietly(&mut self, index: usize, sq: Square) {
+    /// Writes the grab (or none) into entry `index` and re-plays the record.
+    fn pair_quietly(&mut self, index: usize, sq: Option<Square>) {
         let entry = &mut self.record[index];
         if let Ok(san) = entry.san.parse::<San>() {
-            entry.san = san.with_grab(Some(sq)).to_string();
+            entry.san = san.with_grab(sq).to_string();
         }
-        self.tracks[entry.board.other()].missing_ok.discard(sq);
+        if let Some(sq) = sq {
+            self.tracks[entry.board.other()].missing_ok.discard(sq);
+        }
         self.replay_record();
     }
 
@@ -364,6 +607,43 @@ impl Inferrer {
                 .set_promoted(entry.mv.to(), false);
         }
     }
+}
+
+/// Whether `p`, just put on `sq`, may have captured there: such a piece is lifted from a
+/// square that attacks `sq`, or a pawn promotes onto it diagonally.
+fn captures(
+    committed: &crate::rules::Board,
+    physical: &crate::rules::Board,
+    sq: Square,
+    p: Piece,
+) -> bool {
+    let lifted = committed.by_piece(p) - physical.by_piece(p);
+    let occupied = committed.occupied();
+    Iterator::any(&mut lifted.into_iter(), |from: Square| {
+        attacks(p.role, p.color, from, occupied).contains(sq)
+    }) || promoting_to(committed, physical, sq, p, true)
+}
+
+/// Whether `p`, just put on `sq`, may be a pawn promoting: `sq` is on its last rank and
+/// a pawn of its colour is lifted from a square it could come from (`capture`: diagonally,
+/// else straight on).
+fn promoting_to(
+    committed: &crate::rules::Board,
+    physical: &crate::rules::Board,
+    sq: Square,
+    p: Piece,
+    capture: bool,
+) -> bool {
+    let pawn = Role::Pawn.of(p.color);
+    if sq.rank() != Rank::Eighth.relative_to(p.color) || p.role == Role::Pawn {
+        return false;
+    }
+    let lifted = committed.by_piece(pawn) - physical.by_piece(pawn);
+    Iterator::any(&mut lifted.into_iter(), |from: Square| {
+        let files = (from.file() as i32 - sq.file() as i32).abs();
+        let behind = from.rank() == Rank::Seventh.relative_to(p.color);
+        behind && files == if capture { 1 } else { 0 }
+    })
 }
 
 /// The grab square written in a SAN (`b8=Ra1` → a1).

@@ -174,6 +174,8 @@ pub fn simulate(game: &SimGame, profile: Profile, seed: u64) -> Vec<(u64, Sensor
             && let Some(j) = next_same
             && !game.moves[j].mv.is_drop()
             && game.moves[j].grab.is_none()
+            // A piece grabbed from this board in between is not there yet.
+            && game.moves[i + 1..j].iter().all(|m| m.grab.is_none())
             && rng.chance(0.15)
         {
             {
