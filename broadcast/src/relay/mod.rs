@@ -25,6 +25,7 @@
 //! Operator actions posted on the relay's arbiter routes are published on
 //! `<prefix>/<match>/operator` (QoS 1, not retained), for the table's daemon to apply.
 
+pub mod delay;
 pub mod http;
 pub mod message;
 mod subscriber;

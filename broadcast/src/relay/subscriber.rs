@@ -13,6 +13,7 @@ use rumqttc::{AsyncClient, Event, EventLoop, MqttOptions, Outgoing, Packet, QoS,
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use super::delay::DelayBuffer;
 use super::message::{Message, split_topic};
 use super::view::{Applied, View};
 use super::{RelayLoop, RelayStatus};
@@ -114,16 +115,39 @@ async fn poll(
     }
 }
 
-/// Messages for the public view, each applied at its due time.
+/// Messages for the public view, each applied at its due time. They wait in a
+/// [`DelayBuffer`] (moves and BPGN shared between a match's messages), not in the channel,
+/// so that the memory held is what the delay needs.
 async fn delay_line(
     mut rx: mpsc::UnboundedReceiver<(Instant, String, Message)>,
     public: View,
     status: watch::Sender<RelayStatus>,
 ) {
-    while let Some((due, id, message)) = rx.recv().await {
-        tokio::time::sleep_until(due).await;
-        public.apply(&id, message);
-        status.send_modify(|s| s.applied += 1);
+    let mut buffer = DelayBuffer::default();
+    loop {
+        let due = buffer.next_due();
+        tokio::select! {
+            received = rx.recv() => match received {
+                Some((due, id, message)) => buffer.push(due, &id, message),
+                None => break,
+            },
+            () = sleep_until_due(due) => {
+                let ready = buffer.pop_due(Instant::now());
+                let n = u64::try_from(ready.len()).unwrap_or(u64::MAX);
+                for (id, message) in ready {
+                    public.apply(&id, message);
+                }
+                status.send_modify(|s| s.applied += n);
+            }
+        }
+    }
+}
+
+/// Completes at `due`, or never without one.
+async fn sleep_until_due(due: Option<Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due).await,
+        None => std::future::pending().await,
     }
 }
 
