@@ -31,13 +31,14 @@ enum Polled {
 }
 
 /// The leaves a relay subscribes to under `<prefix>/+/`.
-const LEAVES: [&str; 6] = [
+const LEAVES: [&str; 7] = [
     topic::STATUS,
     topic::STATE,
     topic::BPGN,
     topic::EVENTS,
     topic::ALERTS,
     super::message::ACKS,
+    super::message::ALERT_LOG,
 ];
 
 fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
@@ -228,7 +229,16 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     let id = id.to_owned();
                     let is_state = matches!(message, Message::State(_));
                     let queued = delay_tx.as_ref().map(|_| message.clone());
-                    if live.apply(&id, message) == Applied::Gap && resyncing.insert(id.clone()) {
+                    let applied = live.apply(&id, message);
+                    if applied == Applied::AlertLog {
+                        // Retained, so that a relay started later shows these alerts too.
+                        let log = serde_json::to_vec(&live.alert_log(&id)).unwrap_or_default();
+                        let name = topic::name(&prefix, &id, topic::ALERT_LOG);
+                        if let Err(e) = client.try_publish(name, QoS::AtLeastOnce, true, log) {
+                            tracing::warn!(error = %e, %id, "relay: alert log not sent");
+                        }
+                    }
+                    if applied == Applied::Gap && resyncing.insert(id.clone()) {
                         tracing::info!(%id, "relay: seq gap, re-reading the retained state");
                         status.send_modify(|s| s.gaps += 1);
                         let name = topic::name(&prefix, &id, topic::STATE);

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use super::message::Message;
+use super::message::{ALERT_LOG_LEN, AlertLog, LoggedAlert, Message};
 use crate::hub::{Hub, HubOptions, Mirrored};
 use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
 
@@ -24,6 +24,9 @@ pub struct ConsoleAlert {
     pub match_id: String,
     /// Whether an arbiter acknowledged it.
     pub acked: bool,
+    /// When a relay first received it (ms since the Unix epoch).
+    #[serde(default)]
+    pub at: u64,
     /// The alert as the table published it (`seq` is its alert sequence).
     #[serde(flatten)]
     pub alert: Event,
@@ -63,6 +66,16 @@ pub enum Applied {
     /// An event arrived after a hole in its `seq`: the match's retained state must be read
     /// again.
     Gap,
+    /// The match's alert log holds alerts the broker's retained one may lack (a new alert,
+    /// or a retained log older than this view's): it must be published again.
+    AlertLog,
+}
+
+/// Now, in ms since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[derive(Debug)]
@@ -159,14 +172,18 @@ impl View {
                     let line = ConsoleAlert {
                         match_id: match_id.to_owned(),
                         acked: self.is_acked(match_id, alert.seq),
+                        at: now_ms(),
                         alert,
                     };
                     self.console_send("alert", &line);
-                    let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
-                    if log.len() >= CONSOLE_LOG {
-                        log.pop_front();
-                    }
-                    log.push_back(line);
+                    self.log_insert(line);
+                    applied = Applied::AlertLog;
+                }
+                false
+            }
+            Message::AlertLog(alerts) => {
+                if self.merge_alert_log(match_id, alerts) {
+                    applied = Applied::AlertLog;
                 }
                 false
             }
@@ -190,6 +207,77 @@ impl View {
                 .send(crate::hub::sse_frame(None, Some("table"), &json));
         }
         applied
+    }
+
+    /// Puts `line` in the console's log in the order of `at` (bounded: the oldest goes).
+    fn log_insert(&self, line: ConsoleAlert) {
+        let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
+        let at = log
+            .iter()
+            .rposition(|a| a.at <= line.at)
+            .map_or(0, |i| i + 1);
+        log.insert(at, line);
+        if log.len() > CONSOLE_LOG {
+            log.pop_front();
+        }
+    }
+
+    /// Takes the alerts of a match's retained log that this view has not seen (a relay
+    /// started mid-round learns the alerts raised before it); `true` when this view holds
+    /// alerts of the match that `alerts` lacks, so that its own log must be published.
+    fn merge_alert_log(&self, match_id: &str, alerts: Vec<LoggedAlert>) -> bool {
+        let known = |log: &VecDeque<ConsoleAlert>, alert: &Event| {
+            log.iter()
+                .any(|a| a.match_id == match_id && a.alert == *alert)
+        };
+        let mut added = Vec::new();
+        for logged in &alerts {
+            let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+            if known(&log, &logged.alert) {
+                continue;
+            }
+            drop(log);
+            let line = ConsoleAlert {
+                match_id: match_id.to_owned(),
+                acked: self.is_acked(match_id, logged.alert.seq),
+                at: logged.at,
+                alert: logged.alert.clone(),
+            };
+            self.console_send("alert", &line);
+            self.log_insert(line);
+            added.push(logged.alert.clone());
+        }
+        // The table's arbiter view: the alerts of the table's current run (its daemon
+        // numbers them from 1 again after a restart), in order.
+        let run_start = added
+            .windows(2)
+            .rposition(|w| w[1].seq <= w[0].seq)
+            .map_or(0, |i| i + 1);
+        for alert in &added[run_start..] {
+            self.inner.hub.mirror_alert(match_id, alert);
+        }
+        self.alert_log(match_id)
+            .alerts
+            .iter()
+            .any(|ours| !alerts.iter().any(|theirs| theirs.alert == ours.alert))
+    }
+
+    /// The match's alert log as relays publish it: its latest alerts, oldest first.
+    #[must_use]
+    pub fn alert_log(&self, match_id: &str) -> AlertLog {
+        let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+        let mut alerts: Vec<LoggedAlert> = log
+            .iter()
+            .rev()
+            .filter(|a| a.match_id == match_id)
+            .take(ALERT_LOG_LEN)
+            .map(|a| LoggedAlert {
+                at: a.at,
+                alert: a.alert.clone(),
+            })
+            .collect();
+        alerts.reverse();
+        AlertLog { alerts }
     }
 
     fn console_send(&self, event: &str, value: &impl Serialize) {
