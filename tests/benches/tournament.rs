@@ -9,7 +9,9 @@
 //!   streams) or the table's line (tournament stream), over the measurement window;
 //! * each relay's resident set (`VmRSS`) with 100 tables and 5,000 viewers;
 //! * a relay restarted mid-round: the time until it serves all 100 tables at least as far
-//!   as they were when it was started again.
+//!   as they were when it was started again;
+//! * for comparison, one table's daemon serving its viewers itself (its hub and HTTP
+//!   server, no broker, no relay): the same latency for 90 and for 1,000 viewers.
 //!
 //! Generator, viewers and relays share this machine's cores: the figures include that
 //! contention. Needs `mosquitto` (`apt-get install mosquitto`).
@@ -40,6 +42,11 @@ const PAGE_VIEWERS: usize = 1_000;
 const PLY_EVERY: Duration = Duration::from_millis(1200);
 const WARM_UP: Duration = Duration::from_secs(8);
 const MEASURE: Duration = Duration::from_secs(20);
+/// The daemon-alone comparison: the viewers of one table as the relays have them (90),
+/// then a crowd on one board.
+const DAEMON_VIEWERS: [usize; 2] = [90, 1_000];
+const DAEMON_WARM_UP: Duration = Duration::from_secs(3);
+const DAEMON_MEASURE: Duration = Duration::from_secs(12);
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -173,24 +180,28 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
     }
 }
 
-/// One table: publishes the game's plies at real speed, looping, until `stop`.
+/// One table: publishes the game's plies at real speed, looping, until `stop`, through
+/// the broker (a table of the tournament) or to `hub` only (a daemon serving its viewers
+/// itself).
 async fn table(
     i: usize,
-    broker: SocketAddr,
+    broker: Option<SocketAddr>,
+    hub: Hub,
     game: Arc<TestGame>,
     clock: Arc<Clock>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let id = format!("t{i:03}");
-    let (hub, _actions) = Hub::new(HubOptions::default());
-    let mut opts = PublisherOptions::from_url(&format!("mqtt://{broker}")).expect("a URL");
-    opts.client_id = format!("bench-{id}");
-    opts.will_match = Some(id.clone());
-    let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
-    let mut publisher_stop = stop.clone();
-    tokio::spawn(publisher.run(async move {
-        let _ = publisher_stop.wait_for(|s| *s).await;
-    }));
+    if let Some(broker) = broker {
+        let mut opts = PublisherOptions::from_url(&format!("mqtt://{broker}")).expect("a URL");
+        opts.client_id = format!("bench-{id}");
+        opts.will_match = Some(id.clone());
+        let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
+        let mut publisher_stop = stop.clone();
+        tokio::spawn(publisher.run(async move {
+            let _ = publisher_stop.wait_for(|s| *s).await;
+        }));
+    }
     let mut names = BTreeMap::new();
     for (k, v) in [
         ("WhiteA", "Ann"),
@@ -419,7 +430,8 @@ async fn bench() {
     for i in 0..TABLES {
         tokio::spawn(table(
             i,
-            broker,
+            Some(broker),
+            Hub::new(HubOptions::default()).0,
             game.clone(),
             clock.clone(),
             stop_rx.clone(),
@@ -512,4 +524,60 @@ async fn bench() {
         rss_kib(relay_b.0.id()) / 1024
     );
     stop_tx.send_replace(true);
+    drop(relay_a);
+    drop(relay_b);
+
+    // The comparison: one table's daemon serving its viewers itself (its hub and HTTP
+    // server, as `bugbridge run` has them, in this process), no broker, no relay.
+    for viewers in DAEMON_VIEWERS {
+        daemon_alone(&game, viewers).await;
+    }
+}
+
+/// One table served by its own daemon's HTTP server to `viewers` viewers: the latency from
+/// its publish to them.
+async fn daemon_alone(game: &Arc<TestGame>, viewers: usize) {
+    let (hub, _actions) = Hub::new(HubOptions::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut server_stop = stop_rx.clone();
+    let server = tokio::spawn(bugbridge_broadcast::http::serve(
+        listener,
+        hub.clone(),
+        bugbridge_broadcast::http::HttpOptions::default(),
+        async move {
+            let _ = server_stop.wait_for(|s| *s).await;
+        },
+    ));
+    let clock = Arc::new(Clock {
+        start: Instant::now(),
+        published: vec![RwLock::new(Vec::new())],
+        seq: vec![AtomicU64::new(0)],
+    });
+    tokio::spawn(table(0, None, hub, game.clone(), clock.clone(), stop_rx));
+    let measuring = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let samples: Samples = Arc::default();
+    for _ in 0..viewers {
+        tokio::spawn(viewer(
+            addr,
+            "/api/matches/t000/stream".to_owned(),
+            Some(0),
+            clock.clone(),
+            samples.clone(),
+            measuring.clone(),
+        ));
+    }
+    tokio::time::sleep(DAEMON_WARM_UP).await;
+    measuring.store(true, Ordering::Relaxed);
+    tokio::time::sleep(DAEMON_MEASURE).await;
+    measuring.store(false, Ordering::Relaxed);
+    percentiles(
+        &format!("daemon alone, one table, {viewers} viewers: publish -> viewer"),
+        &samples,
+    );
+    stop_tx.send_replace(true);
+    let _ = server.await;
 }

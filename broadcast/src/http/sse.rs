@@ -93,6 +93,28 @@ impl Stream {
         }
     }
 
+    /// `first` and the public updates already waiting after it, in one buffer: one write
+    /// per viewer for an event and the state that follows it (a relay receives them as two
+    /// messages), or for whatever piled up while the viewer's connection was busy.
+    fn more(&mut self, first: Bytes) -> Bytes {
+        let mut batch: Option<Vec<u8>> = None;
+        for _ in 0..64 {
+            match self.rx.try_recv() {
+                Ok(Delivery::Batch(more)) => batch
+                    .get_or_insert_with(|| first.to_vec())
+                    .extend_from_slice(&more),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    // Fell behind: a fresh catch-up follows what is batched so far.
+                    self.subscribe(None);
+                    break;
+                }
+                // Nothing more waiting (other deliveries are not on the public channel).
+                Ok(_) | Err(_) => break,
+            }
+        }
+        batch.map_or(first, Bytes::from)
+    }
+
     async fn next(&mut self) -> Option<Bytes> {
         loop {
             if *self.closed.borrow() {
@@ -104,6 +126,9 @@ impl Stream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
+                    Ok(Delivery::Batch(frames)) if self.kind == Kind::Public => {
+                        return Some(self.more(frames));
+                    }
                     Ok(Delivery::Batch(frames)) => return Some(frames),
                     Ok(Delivery::State(item)) => return Some(state_frame(self.kind, &item)),
                     Ok(Delivery::Alert(item)) => return Some(item.frame),

@@ -106,7 +106,8 @@ impl View {
                 status: RwLock::default(),
                 acks: RwLock::default(),
                 log: RwLock::default(),
-                changes: broadcast::channel(1024).0,
+                // A page stream further behind gets every table again (`tables`).
+                changes: broadcast::channel(256).0,
                 console: broadcast::channel(1024).0,
             }),
         }
