@@ -185,19 +185,12 @@ fn json<T: serde::Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).unwrap_or_default()
 }
 
-/// The shortest time between two writes to one tournament-page stream: under load (a
-/// hundred tables, a change every few milliseconds) each viewer gets one write with every
-/// change of that time instead of one write per change; a change after a quiet spell goes
-/// out at once.
-const PAGE_WRITE_GAP: std::time::Duration = std::time::Duration::from_millis(100);
-
 struct TableStream {
     view: View,
     rx: broadcast::Receiver<Bytes>,
     pending: VecDeque<Bytes>,
     closed: tokio::sync::watch::Receiver<bool>,
     keep_alive: tokio::time::Interval,
-    last_write: Instant,
 }
 
 impl TableStream {
@@ -230,13 +223,9 @@ impl TableStream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
-                    Ok(frame) => {
-                        // Whatever else comes within the gap goes in the same write.
-                        tokio::time::sleep_until(self.last_write + PAGE_WRITE_GAP).await;
-                        let batch = self.batch(frame);
-                        self.last_write = Instant::now();
-                        return Some(batch);
-                    }
+                    // One flush of the view's changes, shared by every stream; more waiting
+                    // (a slow viewer) go in the same write.
+                    Ok(frame) => return Some(self.batch(frame)),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         return Some(frame("tables", &json(&self.view.summaries())));
                     }
@@ -264,7 +253,6 @@ async fn stream(State(app): State<RelayHttp>, request: Request) -> Response {
         rx,
         pending: VecDeque::from([Bytes::from_static(b"retry: 2000\n\n"), snapshot]),
         keep_alive: interval_at(Instant::now() + period, period),
-        last_write: Instant::now(),
         view,
     };
     let body = futures_util::stream::unfold(stream, |mut stream| async move {

@@ -193,10 +193,16 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
         (Some(tx), Some(task))
     };
     let mut resyncing: HashSet<String> = HashSet::new();
+    let mut page_flush = tokio::time::interval(super::view::PAGE_FLUSH);
+    page_flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,
+            _ = page_flush.tick() => {
+                live.flush_changes();
+                public.flush_changes();
+            }
             received = polled.recv() => match received {
                 None => break,
                 Some(Polled::Connected) => {

@@ -3,7 +3,8 @@
 //! `--delay`, a second one fed the same messages that many seconds later (the public).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
@@ -12,6 +13,9 @@ use tokio::sync::broadcast;
 use super::message::{ALERT_LOG_LEN, AlertLog, LoggedAlert, Message};
 use crate::hub::{Hub, HubOptions, Mirrored};
 use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
+
+/// How often the tournament page's streams get the changes ([`View::flush_changes`]).
+pub const PAGE_FLUSH: Duration = Duration::from_millis(100);
 
 /// How many alerts the console keeps (all tables together).
 const CONSOLE_LOG: usize = 10_000;
@@ -85,7 +89,10 @@ struct Inner {
     acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
     /// Every table's alerts in the order they arrived (bounded).
     log: RwLock<VecDeque<ConsoleAlert>>,
-    /// Each change as a ready SSE frame (`event: table`), serialised once for all streams.
+    /// The changes of the tournament page since the last [`View::flush_changes`]: the
+    /// latest `event: table` frame of each table changed, serialised once for all streams.
+    pending_changes: Mutex<BTreeMap<String, Bytes>>,
+    /// Each flush's frames as one buffer, shared by every page stream.
     changes: broadcast::Sender<Bytes>,
     console: broadcast::Sender<Bytes>,
 }
@@ -106,8 +113,9 @@ impl View {
                 status: RwLock::default(),
                 acks: RwLock::default(),
                 log: RwLock::default(),
+                pending_changes: Mutex::default(),
                 // A page stream further behind gets every table again (`tables`).
-                changes: broadcast::channel(256).0,
+                changes: broadcast::channel(64).0,
                 console: broadcast::channel(1024).0,
             }),
         }
@@ -202,12 +210,38 @@ impl View {
         };
         if changed && self.inner.changes.receiver_count() > 0 {
             let json = serde_json::to_vec(&self.summary(match_id)).unwrap_or_default();
-            let _ = self
-                .inner
-                .changes
-                .send(crate::hub::sse_frame(None, Some("table"), &json));
+            self.inner
+                .pending_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(
+                    match_id.to_owned(),
+                    crate::hub::sse_frame(None, Some("table"), &json),
+                );
         }
         applied
+    }
+
+    /// Sends the tournament page's streams the changes since the last flush, as one buffer
+    /// (each table once, as it is now). Called every [`PAGE_FLUSH`] by the relay: under load
+    /// a page viewer gets one write per flush instead of one per change, and no stream
+    /// copies or serialises anything of its own.
+    pub fn flush_changes(&self) {
+        let pending = std::mem::take(
+            &mut *self
+                .inner
+                .pending_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        if pending.is_empty() {
+            return;
+        }
+        let mut batch = Vec::with_capacity(pending.values().map(Bytes::len).sum());
+        for frame in pending.values() {
+            batch.extend_from_slice(frame);
+        }
+        let _ = self.inner.changes.send(Bytes::from(batch));
     }
 
     /// Puts `line` in the console's log in the order of `at` (bounded: the oldest goes).
@@ -393,7 +427,8 @@ impl View {
         self.table_ids().iter().map(|id| self.summary(id)).collect()
     }
 
-    /// The tables' lines as they change (state or status), as `event: table` SSE frames.
+    /// The tables' lines as they change (state or status), as `event: table` SSE frames, a
+    /// flush's worth in each buffer.
     #[must_use]
     pub fn changes(&self) -> broadcast::Receiver<Bytes> {
         self.inner.changes.subscribe()
