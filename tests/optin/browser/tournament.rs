@@ -2,13 +2,16 @@
 //! broker (each by its own publisher, with positions of the corpus game `1934301`), a
 //! relay with a public delay. The page shows every table's squares as the relay's state
 //! says, grouped by round and ordered by the `Table` tag; a table that goes offline shows
-//! so; a move reaches the arbiter's view at once and the public page only after the delay.
+//! so; a move and its alert reach the arbiter console and the arbiter's view at once, the
+//! public page only after the delay.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
-use bugbridge_broadcast::wire::{BoardState, ByBoard, MatchState, MoveEntry};
+use bugbridge_broadcast::wire::{
+    Board, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry,
+};
 use bugbridge_broadcast::{Hub, HubOptions, Update};
 use bugbridge_tests::game::TestGame;
 use bugbridge_tests::mqtt::RestartableBroker;
@@ -17,7 +20,8 @@ use serde_json::Value;
 
 use super::driver::Browser;
 
-const DELAY: Duration = Duration::from_secs(3);
+/// Long enough for the live checks to finish well within it on a loaded machine.
+const DELAY: Duration = Duration::from_secs(8);
 
 /// `(board, square, piece)` of a BFEN half's placement; promoted pieces as their letter.
 fn placement(board: &str, bfen: &str) -> BTreeSet<(String, String, String)> {
@@ -183,18 +187,23 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
     assert_eq!(group, Value::from(vec!["Browser Open", "2"]));
     browser.screenshot("tournament-page").await;
 
-    // The arbiter's view of t2 is live; the public page follows after the delay.
-    browser
-        .goto(&format!("{base}/arbiter/t2?token={TOKEN}"))
-        .await;
+    // The arbiter console and the arbiter's view of t2 are live; the public page follows
+    // after the delay. The move comes with an alert, which only the console shows.
+    browser.goto(&format!("{base}/arbiter?token={TOKEN}")).await;
     browser
         .wait_for(
-            "the arbiter's view of t2",
-            "const s = window.bugbridge && window.bugbridge.state; return !!s && s.moves.length === 20;",
+            "the arbiter console connected",
+            "const c = document.getElementById('conn'); return !!c && c.dataset.state === 'live';",
             vec![],
         )
         .await;
     let moved = Instant::now();
+    let alert = Event {
+        board: Some(Board::A),
+        code: Some("illegal-move".to_owned()),
+        reason: Some("leaves-king-in-check".to_owned()),
+        ..Event::new(EventKind::Alert, 21_000)
+    };
     publishers[1]
         .hub
         .publish(
@@ -202,10 +211,22 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
             Update {
                 state: state(&game, 21, "1"),
                 bpgn: String::new(),
-                events: Vec::new(),
+                events: vec![alert],
             },
         )
         .expect("a valid id");
+    browser
+        .wait_for(
+            "the alert on the arbiter console",
+            "return !!document.querySelector('li.alert[data-match=\"t2\"][data-code=\"illegal-move\"]');",
+            vec![],
+        )
+        .await;
+    let console = moved.elapsed();
+    assert!(console < DELAY, "the console is not delayed ({console:?})");
+    browser
+        .goto(&format!("{base}/arbiter/t2?token={TOKEN}"))
+        .await;
     browser
         .wait_for(
             "the move on the arbiter's view",
