@@ -120,6 +120,30 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system) the process used so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the `(comm)` field: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let get = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    get(11) + get(12)
+}
+
+fn clock_ticks_per_second() -> u64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100)
+}
+
 /// When each table published each `seq`.
 struct Clock {
     start: Instant,
@@ -289,7 +313,9 @@ async fn viewer(
         return;
     }
     let mut buf = vec![0u8; 16 * 1024];
-    let mut pending = String::new();
+    // Bytes not yet parsed; frames are read in place and dropped once per read (the
+    // viewers share the cores with the relays: their parsing must stay cheap).
+    let mut pending: Vec<u8> = Vec::new();
     let mut local = Vec::new();
     let mut counted = false;
     loop {
@@ -301,10 +327,13 @@ async fn viewer(
             STREAMING.fetch_add(1, Ordering::Relaxed);
         }
         let now = clock.micros();
-        pending.push_str(&String::from_utf8_lossy(&buf[..n]));
-        while let Some(end) = pending.find("\n\n") {
-            let frame: String = pending.drain(..end + 2).collect();
-            if !measuring.load(Ordering::Relaxed) {
+        pending.extend_from_slice(&buf[..n]);
+        let measure = measuring.load(Ordering::Relaxed);
+        let mut cursor = 0;
+        while let Some(end) = pending[cursor..].windows(2).position(|w| w == b"\n\n") {
+            let frame = std::str::from_utf8(&pending[cursor..cursor + end + 2]).unwrap_or("");
+            cursor += end + 2;
+            if !measure {
                 continue;
             }
             let (table, seq) = match table_of {
@@ -349,6 +378,7 @@ async fn viewer(
                 local.push(now.saturating_sub(at));
             }
         }
+        pending.drain(..cursor);
         if !local.is_empty() {
             samples.lock().expect("not poisoned").append(&mut local);
         }
@@ -484,10 +514,21 @@ async fn bench() {
         STREAMING.load(Ordering::Relaxed),
         FAILED.load(Ordering::Relaxed)
     );
+    let cpu_before = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     measuring.store(true, Ordering::Relaxed);
     tokio::time::sleep(MEASURE).await;
     measuring.store(false, Ordering::Relaxed);
+    let cpu_after = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     percentiles("publish -> match viewer", &match_samples);
+    let share = |i: usize| {
+        let ticks = cpu_after[i].saturating_sub(cpu_before[i]) as f64;
+        100.0 * ticks / clock_ticks_per_second() as f64 / MEASURE.as_secs_f64()
+    };
+    println!(
+        "relay CPU over the measurement: A {:.0} %, B {:.0} % of one core",
+        share(0),
+        share(1)
+    );
     percentiles("publish -> tournament page viewer", &page_samples);
     println!(
         "relay RSS with {TABLES} tables and ~{} viewers each: A {} MiB, B {} MiB",
