@@ -93,18 +93,16 @@ impl Stream {
         }
     }
 
-    /// `first` and the public updates already waiting after it, in one buffer: one write
-    /// per viewer for an event and the state that follows it (a relay receives them as two
-    /// messages), or for whatever piled up while the viewer's connection was busy.
+    /// `first`, with the public updates already waiting after it queued behind it: the
+    /// server takes them all before it writes, so that an event and the state that follows
+    /// it (a relay receives them as two messages), or whatever piled up while the viewer's
+    /// connection was busy, go out in one write, and no buffer is copied per viewer.
     fn more(&mut self, first: Bytes) -> Bytes {
-        let mut batch: Option<Vec<u8>> = None;
         for _ in 0..64 {
             match self.rx.try_recv() {
-                Ok(Delivery::Batch(more)) => batch
-                    .get_or_insert_with(|| first.to_vec())
-                    .extend_from_slice(&more),
+                Ok(Delivery::Batch(more)) => self.pending.push_back(more),
                 Err(broadcast::error::TryRecvError::Lagged(_)) => {
-                    // Fell behind: a fresh catch-up follows what is batched so far.
+                    // Fell behind: a fresh catch-up follows what was taken so far.
                     self.subscribe(None);
                     break;
                 }
@@ -112,7 +110,7 @@ impl Stream {
                 Ok(_) | Err(_) => break,
             }
         }
-        batch.map_or(first, Bytes::from)
+        first
     }
 
     async fn next(&mut self) -> Option<Bytes> {

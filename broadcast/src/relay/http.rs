@@ -194,22 +194,20 @@ struct TableStream {
 }
 
 impl TableStream {
-    /// The frames already waiting after `first`, in one buffer (a snapshot of every table
-    /// instead, if the stream fell behind).
+    /// `first`, with the frames already waiting queued behind it (the server takes them
+    /// all before it writes); a snapshot of every table instead, if the stream fell behind.
     fn batch(&mut self, first: Bytes) -> Bytes {
-        let mut batch: Option<Vec<u8>> = None;
         loop {
             match self.rx.try_recv() {
-                Ok(more) => batch
-                    .get_or_insert_with(|| first.to_vec())
-                    .extend_from_slice(&more),
+                Ok(more) => self.pending.push_back(more),
                 Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    self.pending.clear();
                     return frame("tables", &json(&self.view.summaries()));
                 }
                 Err(_) => break,
             }
         }
-        batch.map_or(first, Bytes::from)
+        first
     }
 
     async fn next(&mut self) -> Option<Bytes> {
