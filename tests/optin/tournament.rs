@@ -4,7 +4,8 @@
 //! them the `bugbridge` binary as a process of its own) on the room broker, two relays on
 //! the central one (one in a task of the test, one the `bugbridge relay` binary).
 //!
-//! Mid-round the relay process is killed (`SIGKILL`) and started again, the central broker
+//! Mid-round the relay process is killed (`SIGKILL`) and started again (its arbiter console
+//! keeps the alert raised before, from the relays' retained alert log), the central broker
 //! is restarted, the table process is killed (`SIGKILL`: its match goes `offline` through
 //! its last will) and started again; every relay ends with every table's exact state and
 //! BPGN, and that BPGN is the game played. An operator action posted on the relay process's
@@ -542,6 +543,23 @@ async fn client(broker: SocketAddr, user: &str, password: &str) -> AsyncClient {
     client
 }
 
+/// An alert of table 2, as its daemon publishes alerts.
+const ALERT: &str = r#"{"seq":1,"t":5120,"kind":"alert","board":"A","code":"illegal-move","reason":"leaves-king-in-check","detail":"raised for the console"}"#;
+
+/// `None` once the arbiter console of the relay on `relay` lists [`ALERT`] for table 2.
+async fn console_has_alert(relay: SocketAddr) -> Option<String> {
+    let (code, body) = http::get(relay, &format!("/api/tournament/alerts?token={TOKEN}")).await;
+    if code != 200 {
+        return Some(format!("GET /api/tournament/alerts: {code}"));
+    }
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("not the alerts ({e}): {body}"));
+    let found = list.iter().any(|a| {
+        a["match"] == TABLES[1] && a["seq"] == 1 && a["detail"] == "raised for the console"
+    });
+    (!found).then(|| format!("alerts: {body}"))
+}
+
 /// Both relays show `id` with `status` on the tournament page.
 async fn relays_show(relays: &[SocketAddr], id: &str, status: &str) {
     for relay in relays {
@@ -606,8 +624,21 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
     tables = played(playing(tables, Some(4))).await;
     relays_match(&[first.http, second.http], &tables, "after the first moves").await;
 
+    // An alert of table 2 (as its daemon would publish it) on both arbiter consoles.
+    let table_two = client(room_addr, TABLES[1], &table_password(TABLES[1])).await;
+    table_two
+        .publish("bughouse/open-t2/alerts", QoS::AtLeastOnce, false, ALERT)
+        .await
+        .expect("queued");
+    for relay in [first.http, second.http] {
+        until_relay(relay, "the alert on the console", || {
+            console_has_alert(relay)
+        })
+        .await;
+    }
+
     // The relay process killed mid-round, started again while the tables play on: complete
-    // from the retained messages.
+    // from the retained messages, its console's alert included (the relays' alert log).
     let round = playing(tables, Some(8));
     second.kill_9();
     tables = played(round).await;
@@ -619,6 +650,10 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
         &tables,
         "after the relay process was killed and started again",
     )
+    .await;
+    until_relay(second.http, "the alert after the restart", || {
+        console_has_alert(second.http)
+    })
     .await;
 
     // The central broker restarted mid-round: the bridge and both relays reconnect, the
