@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /` | the tournament page: every table live, grouped by `Event`/`Round`, ordered by `Table` |
 //! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table |
-//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` per change |
+//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` frames, every [`PAGE_FLUSH`](super::view::PAGE_FLUSH) each table changed since, once |
 //! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order |
 //! | `GET /arbiter` | the arbiter console: every table's alerts, newest first (token; a login form without) |
 //! | `GET /api/tournament/alerts?table=ID` | JSON array of [`ConsoleAlert`], newest first (token) |

@@ -31,7 +31,7 @@ pub struct AckList {
     pub acked: Vec<u64>,
 }
 
-/// The leaf of a match's alert log ([`topic::ALERT_LOG`](crate::wire::topic::ALERT_LOG)).
+/// The leaf of a match's alert log ([`topic::ALERT_LOG`]).
 pub const ALERT_LOG: &str = crate::wire::topic::ALERT_LOG;
 
 /// How many alerts a match's alert log keeps (the latest).
