@@ -234,7 +234,15 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     };
                     let id = id.to_owned();
                     let is_state = matches!(message, Message::State(_));
-                    let queued = delay_tx.as_ref().map(|_| message.clone());
+                    // The delayed view is the public one: arbiters' messages stay out of it.
+                    let arbiters_only = matches!(
+                        message,
+                        Message::Alert(_) | Message::AlertLog(_) | Message::Acks(_)
+                    );
+                    let queued = delay_tx
+                        .as_ref()
+                        .filter(|_| !arbiters_only)
+                        .map(|_| message.clone());
                     let applied = live.apply(&id, message);
                     if applied == Applied::AlertLog {
                         // Retained, so that a relay started later shows these alerts too.
