@@ -89,9 +89,8 @@ struct Inner {
     acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
     /// Every table's alerts in the order they arrived (bounded).
     log: RwLock<VecDeque<ConsoleAlert>>,
-    /// The changes of the tournament page since the last [`View::flush_changes`]: the
-    /// latest `event: table` frame of each table changed, serialised once for all streams.
-    pending_changes: Mutex<BTreeMap<String, Bytes>>,
+    /// The tables changed since the last [`View::flush_changes`].
+    pending_changes: Mutex<BTreeSet<String>>,
     /// Each flush's frames as one buffer, shared by every page stream.
     changes: broadcast::Sender<Bytes>,
     console: broadcast::Sender<Bytes>,
@@ -209,23 +208,20 @@ impl View {
             }
         };
         if changed && self.inner.changes.receiver_count() > 0 {
-            let json = serde_json::to_vec(&self.summary(match_id)).unwrap_or_default();
             self.inner
                 .pending_changes
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .insert(
-                    match_id.to_owned(),
-                    crate::hub::sse_frame(None, Some("table"), &json),
-                );
+                .insert(match_id.to_owned());
         }
         applied
     }
 
     /// Sends the tournament page's streams the changes since the last flush, as one buffer
-    /// (each table once, as it is now). Called every [`PAGE_FLUSH`] by the relay: under load
-    /// a page viewer gets one write per flush instead of one per change, and no stream
-    /// copies or serialises anything of its own.
+    /// of `event: table` frames (each table changed once, as it is now, serialised once for
+    /// every stream). Called every [`PAGE_FLUSH`] by the relay: under load a page viewer
+    /// gets one write per flush instead of one per change, and no stream copies or
+    /// serialises anything of its own.
     pub fn flush_changes(&self) {
         let pending = std::mem::take(
             &mut *self
@@ -237,9 +233,10 @@ impl View {
         if pending.is_empty() {
             return;
         }
-        let mut batch = Vec::with_capacity(pending.values().map(Bytes::len).sum());
-        for frame in pending.values() {
-            batch.extend_from_slice(frame);
+        let mut batch = Vec::new();
+        for id in &pending {
+            let json = serde_json::to_vec(&self.summary(id)).unwrap_or_default();
+            batch.extend_from_slice(&crate::hub::sse_frame(None, Some("table"), &json));
         }
         let _ = self.inner.changes.send(Bytes::from(batch));
     }
