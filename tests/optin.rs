@@ -6,7 +6,7 @@
 //!
 //! * [`mosquitto`]: Debian's mosquitto as the broker (`apt-get install mosquitto`).
 //! * [`tournament`]: a room mosquitto bridged to a central one with the repository's example
-//!   configurations, three tables, two relays, restarts and the ACL.
+//!   configurations, six tables, two relays, kills and restarts, operator actions, the ACL.
 //! * [`browser`]: the viewer and arbiter pages in headless Chromium driven over WebDriver
 //!   (`apt-get install chromium chromium-driver`).
 //! * [`interop`]: third-party DGT and Millennium client programs (from `../shared/interop`)

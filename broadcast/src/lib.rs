@@ -39,6 +39,7 @@
 //! | `bughouse/<match>/alerts` | no | 1 | alerts, same JSON, own `seq`; also on `events` if `alerts_public` |
 //! | `bughouse/<match>/operator` | no | 1 | an [`wire::OperatorAction`] for the table (from a relay); taken only if the publisher's `accept_operator` |
 //! | `bughouse/<match>/acks` | yes | 1 | `{"acked":[seq,..]}`: alerts acknowledged on a relay's console (written by relays) |
+//! | `bughouse/<match>/alertlog` | yes | 1 | `{"alerts":[{"at":ms,..alert}]}`: the match's latest alerts, for relays started later (written by relays) |
 //!
 //! # Wiring
 //!

@@ -532,6 +532,10 @@ pub mod topic {
     /// The alerts arbiters acknowledged, retained JSON `{"acked": [seq, ...]}`, written by
     /// relays so that every relay and every restart agrees on what was acknowledged.
     pub const ACKS: &str = "acks";
+    /// The match's latest alerts, retained JSON `{"alerts": [{"at": ms, ...alert}, ...]}`,
+    /// written by relays so that an arbiter console started (or restarted) mid-round shows
+    /// the alerts raised before it.
+    pub const ALERT_LOG: &str = "alertlog";
 
     /// The full topic name `<prefix>/<match_id>/<leaf>`.
     #[must_use]

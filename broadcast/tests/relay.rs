@@ -657,3 +657,84 @@ async fn a_table_back_online_after_offline_is_counted_afresh() {
     assert_eq!(relay_view.status().gaps, 0);
     relay_loop.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_consoles_alerts_survive_every_relay_restarting_through_the_retained_alert_log() {
+    let broker = broker();
+    let (first, first_loop) = relay(broker, "relay-l1", Duration::ZERO);
+    let (a, a_loop) = table(broker, "la");
+    let (b, b_loop) = table(broker, "lb");
+    settled(&first, |r| r.status().connected).await;
+    let (watcher, mut logs) = raw(broker, "alert-log-watcher").await;
+    watcher
+        .subscribe("bughouse/+/alertlog", QoS::AtLeastOnce)
+        .await
+        .unwrap();
+    let with_alert = |plies: u32, t: u64| {
+        let mut u = tagged(plies, "1", "1");
+        u.events.push(common::alert(t));
+        u
+    };
+    a.publish("la", with_alert(1, 10)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 1).await;
+    b.publish("lb", with_alert(1, 20)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 2).await;
+    a.publish("la", with_alert(2, 30)).unwrap();
+    settled(&first, |r| r.live().console_alerts(None).len() == 3).await;
+    // The relay keeps each match's log retained on the broker.
+    let mut latest = std::collections::BTreeMap::new();
+    tokio::time::timeout(LIMIT, async {
+        while latest
+            .get("bughouse/la/alertlog")
+            .map(|l: &serde_json::Value| l["alerts"].as_array().map_or(0, Vec::len))
+            != Some(2)
+            || !latest.contains_key("bughouse/lb/alertlog")
+        {
+            let (topic, payload) = logs.recv().await.unwrap();
+            latest.insert(topic, serde_json::from_str(&payload).unwrap());
+        }
+    })
+    .await
+    .expect("the alert logs published");
+    let before = first.live().console_alerts(None);
+    let seqs = |list: &[relay::view::ConsoleAlert]| -> Vec<(String, u64, u64)> {
+        list.iter()
+            .map(|a| (a.match_id.clone(), a.alert.seq, a.alert.t))
+            .collect()
+    };
+    assert_eq!(
+        seqs(&before),
+        [
+            ("la".to_owned(), 2, 30),
+            ("lb".to_owned(), 1, 20),
+            ("la".to_owned(), 1, 10)
+        ]
+    );
+
+    // No relay left running: the alerts are only on the broker now.
+    first_loop.stop().await;
+    let (again, again_loop) = relay(broker, "relay-l1", Duration::ZERO);
+    settled(&again, |r| r.live().console_alerts(None).len() == 3).await;
+    assert_eq!(
+        again.live().console_alerts(None),
+        before,
+        "the same alerts, in the same order, at the same times"
+    );
+    // The table's arbiter view has them too, and a new alert follows in order.
+    assert_eq!(again.live().hub().alerts("la").len(), 2);
+    a.publish("la", with_alert(3, 40)).unwrap();
+    settled(&again, |r| r.live().console_alerts(None).len() == 4).await;
+    assert_eq!(
+        seqs(&again.live().console_alerts(Some("la"))),
+        [
+            ("la".to_owned(), 3, 40),
+            ("la".to_owned(), 2, 30),
+            ("la".to_owned(), 1, 10)
+        ]
+    );
+    assert_eq!(again.live().hub().alerts("la").len(), 3);
+
+    for running in [a_loop, b_loop, again_loop] {
+        running.stop().await;
+    }
+}

@@ -9,7 +9,9 @@
 //!   streams) or the table's line (tournament stream), over the measurement window;
 //! * each relay's resident set (`VmRSS`) with 100 tables and 5,000 viewers;
 //! * a relay restarted mid-round: the time until it serves all 100 tables at least as far
-//!   as they were when it was started again.
+//!   as they were when it was started again;
+//! * for comparison, one table's daemon serving its viewers itself (its hub and HTTP
+//!   server, no broker, no relay): the same latency for 90 and for 1,000 viewers.
 //!
 //! Generator, viewers and relays share this machine's cores: the figures include that
 //! contention. Needs `mosquitto` (`apt-get install mosquitto`).
@@ -40,6 +42,11 @@ const PAGE_VIEWERS: usize = 1_000;
 const PLY_EVERY: Duration = Duration::from_millis(1200);
 const WARM_UP: Duration = Duration::from_secs(8);
 const MEASURE: Duration = Duration::from_secs(20);
+/// The daemon-alone comparison: the viewers of one table as the relays have them (90),
+/// then a crowd on one board.
+const DAEMON_VIEWERS: [usize; 2] = [90, 1_000];
+const DAEMON_WARM_UP: Duration = Duration::from_secs(3);
+const DAEMON_MEASURE: Duration = Duration::from_secs(12);
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -113,6 +120,30 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// CPU time (user + system) the process used so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After the `(comm)` field: state is field 3, utime 14, stime 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let get = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    get(11) + get(12)
+}
+
+fn clock_ticks_per_second() -> u64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100)
+}
+
 /// When each table published each `seq`.
 struct Clock {
     start: Instant,
@@ -176,24 +207,28 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
     }
 }
 
-/// One table: publishes the game's plies at real speed, looping, until `stop`.
+/// One table: publishes the game's plies at real speed, looping, until `stop`, through
+/// the broker (a table of the tournament) or to `hub` only (a daemon serving its viewers
+/// itself).
 async fn table(
     i: usize,
-    broker: SocketAddr,
+    broker: Option<SocketAddr>,
+    hub: Hub,
     game: Arc<TestGame>,
     clock: Arc<Clock>,
     stop: tokio::sync::watch::Receiver<bool>,
 ) {
     let id = format!("t{i:03}");
-    let (hub, _actions) = Hub::new(HubOptions::default());
-    let mut opts = PublisherOptions::from_url(&format!("mqtt://{broker}")).expect("a URL");
-    opts.client_id = format!("bench-{id}");
-    opts.will_match = Some(id.clone());
-    let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
-    let mut publisher_stop = stop.clone();
-    tokio::spawn(publisher.run(async move {
-        let _ = publisher_stop.wait_for(|s| *s).await;
-    }));
+    if let Some(broker) = broker {
+        let mut opts = PublisherOptions::from_url(&format!("mqtt://{broker}")).expect("a URL");
+        opts.client_id = format!("bench-{id}");
+        opts.will_match = Some(id.clone());
+        let (_handle, publisher) = Publisher::new(hub.clone(), opts).expect("a publisher");
+        let mut publisher_stop = stop.clone();
+        tokio::spawn(publisher.run(async move {
+            let _ = publisher_stop.wait_for(|s| *s).await;
+        }));
+    }
     let mut names = BTreeMap::new();
     for (k, v) in [
         ("WhiteA", "Ann"),
@@ -281,7 +316,9 @@ async fn viewer(
         return;
     }
     let mut buf = vec![0u8; 16 * 1024];
-    let mut pending = String::new();
+    // Bytes not yet parsed; frames are read in place and dropped once per read (the
+    // viewers share the cores with the relays: their parsing must stay cheap).
+    let mut pending: Vec<u8> = Vec::new();
     let mut local = Vec::new();
     let mut counted = false;
     loop {
@@ -293,10 +330,13 @@ async fn viewer(
             STREAMING.fetch_add(1, Ordering::Relaxed);
         }
         let now = clock.micros();
-        pending.push_str(&String::from_utf8_lossy(&buf[..n]));
-        while let Some(end) = pending.find("\n\n") {
-            let frame: String = pending.drain(..end + 2).collect();
-            if !measuring.load(Ordering::Relaxed) {
+        pending.extend_from_slice(&buf[..n]);
+        let measure = measuring.load(Ordering::Relaxed);
+        let mut cursor = 0;
+        while let Some(end) = pending[cursor..].windows(2).position(|w| w == b"\n\n") {
+            let frame = std::str::from_utf8(&pending[cursor..cursor + end + 2]).unwrap_or("");
+            cursor += end + 2;
+            if !measure {
                 continue;
             }
             let (table, seq) = match table_of {
@@ -341,6 +381,7 @@ async fn viewer(
                 local.push(now.saturating_sub(at));
             }
         }
+        pending.drain(..cursor);
         if !local.is_empty() {
             samples.lock().expect("not poisoned").append(&mut local);
         }
@@ -422,7 +463,8 @@ async fn bench() {
     for i in 0..TABLES {
         tokio::spawn(table(
             i,
-            broker,
+            Some(broker),
+            Hub::new(HubOptions::default()).0,
             game.clone(),
             clock.clone(),
             stop_rx.clone(),
@@ -475,10 +517,21 @@ async fn bench() {
         STREAMING.load(Ordering::Relaxed),
         FAILED.load(Ordering::Relaxed)
     );
+    let cpu_before = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     measuring.store(true, Ordering::Relaxed);
     tokio::time::sleep(MEASURE).await;
     measuring.store(false, Ordering::Relaxed);
+    let cpu_after = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     percentiles("publish -> match viewer", &match_samples);
+    let share = |i: usize| {
+        let ticks = cpu_after[i].saturating_sub(cpu_before[i]) as f64;
+        100.0 * ticks / clock_ticks_per_second() as f64 / MEASURE.as_secs_f64()
+    };
+    println!(
+        "relay CPU over the measurement: A {:.0} %, B {:.0} % of one core",
+        share(0),
+        share(1)
+    );
     percentiles("publish -> tournament page viewer", &page_samples);
     println!(
         "relay RSS with {TABLES} tables and ~{} viewers each: A {} MiB, B {} MiB",
@@ -515,4 +568,60 @@ async fn bench() {
         rss_kib(relay_b.0.id()) / 1024
     );
     stop_tx.send_replace(true);
+    drop(relay_a);
+    drop(relay_b);
+
+    // The comparison: one table's daemon serving its viewers itself (its hub and HTTP
+    // server, as `bugbridge run` has them, in this process), no broker, no relay.
+    for viewers in DAEMON_VIEWERS {
+        daemon_alone(&game, viewers).await;
+    }
+}
+
+/// One table served by its own daemon's HTTP server to `viewers` viewers: the latency from
+/// its publish to them.
+async fn daemon_alone(game: &Arc<TestGame>, viewers: usize) {
+    let (hub, _actions) = Hub::new(HubOptions::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let addr = listener.local_addr().expect("an address");
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut server_stop = stop_rx.clone();
+    let server = tokio::spawn(bugbridge_broadcast::http::serve(
+        listener,
+        hub.clone(),
+        bugbridge_broadcast::http::HttpOptions::default(),
+        async move {
+            let _ = server_stop.wait_for(|s| *s).await;
+        },
+    ));
+    let clock = Arc::new(Clock {
+        start: Instant::now(),
+        published: vec![RwLock::new(Vec::new())],
+        seq: vec![AtomicU64::new(0)],
+    });
+    tokio::spawn(table(0, None, hub, game.clone(), clock.clone(), stop_rx));
+    let measuring = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let samples: Samples = Arc::default();
+    for _ in 0..viewers {
+        tokio::spawn(viewer(
+            addr,
+            "/api/matches/t000/stream".to_owned(),
+            Some(0),
+            clock.clone(),
+            samples.clone(),
+            measuring.clone(),
+        ));
+    }
+    tokio::time::sleep(DAEMON_WARM_UP).await;
+    measuring.store(true, Ordering::Relaxed);
+    tokio::time::sleep(DAEMON_MEASURE).await;
+    measuring.store(false, Ordering::Relaxed);
+    percentiles(
+        &format!("daemon alone, one table, {viewers} viewers: publish -> viewer"),
+        &samples,
+    );
+    stop_tx.send_replace(true);
+    let _ = server.await;
 }

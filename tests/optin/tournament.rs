@@ -1,32 +1,50 @@
 //! A tournament through Debian's mosquitto, configured with the repository's own examples
 //! (`config/mosquitto/{room,central,acl}.conf`): a room broker bridged to a central one
-//! (QoS 1, persistent session), three tables (daemons on emulated boards over ptys) on the
-//! room broker, two relays on the central one. Mid-round a relay is restarted, the central
-//! broker is restarted, a table's daemon is stopped and started again; every relay ends
-//! with every table's exact state and BPGN. An operator action from a relay reaches its
-//! table, journaled, and both relays follow; clients without the ACL right cannot change a
-//! match.
+//! (QoS 1, persistent session), six tables (daemons on emulated boards over ptys, one of
+//! them the `bugbridge` binary as a process of its own) on the room broker, two relays on
+//! the central one (one in a task of the test, one the `bugbridge relay` binary).
+//!
+//! Mid-round the relay process is killed (`SIGKILL`) and started again (its arbiter console
+//! keeps the alert raised before, from the relays' retained alert log), the central broker
+//! is restarted, the table process is killed (`SIGKILL`: its match goes `offline` through
+//! its last will) and started again; every relay ends with every table's exact state and
+//! BPGN, and that BPGN is the game played. An operator action posted on the relay process's
+//! arbiter route reaches its table, journaled, and both relays' viewers follow; clients
+//! without the ACL right cannot change a match.
+//!
+//! Everything waits on what it observes (SSE frames, the relays' change feeds), with
+//! deadlines generous enough for a loaded two-core machine.
 
+use std::io::BufRead;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use bugbridge::config::Config;
-use bugbridge_broadcast::wire::EventKind;
+use bugbridge_broadcast::relay::TableSummary;
+use bugbridge_broadcast::wire::{EventKind, MatchState};
+use bugbridge_tests::child::ChildDaemon;
 use bugbridge_tests::daemon::{InProcess, config};
-use bugbridge_tests::game::TestGame;
+use bugbridge_tests::game::{TestGame, movetext};
 use bugbridge_tests::http::{self, Sse};
-use bugbridge_tests::relay::{RunningRelay, post};
+use bugbridge_tests::relay::{RunningRelay, TOKEN, post};
 use bugbridge_tests::table::Table;
 use bugbridge_tests::temp::TempDir;
 use bugbridge_tests::within;
 use rumqttc::{AsyncClient, Event, MqttOptions, Packet, QoS};
+use tokio::task::JoinHandle;
 
 const RELAY_PASSWORD: &str = "relay-secret";
 const BRIDGE_PASSWORD: &str = "bridge-secret";
 const VIEWER_PASSWORD: &str = "viewer-secret";
-const TABLES: [&str; 3] = ["open-t1", "open-t2", "open-t3"];
+const TABLES: [&str; 6] = [
+    "open-t1", "open-t2", "open-t3", "open-t4", "open-t5", "open-t6",
+];
+/// The table whose daemon is a process of its own, killed mid-round.
+const KILLED: usize = 5;
+/// How long any one wait may take: generous, for a two-core machine shared with builds.
+const DEADLINE: Duration = Duration::from_secs(90);
 
 fn repo_file(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
@@ -171,14 +189,22 @@ async fn listening(addr: SocketAddr, what: &str) {
     .await;
 }
 
+/// A table's daemon: in a task of the test, or the binary as a process (to be killed).
+enum Daemon {
+    InProcess(InProcess),
+    Process(ChildDaemon),
+}
+
 /// One table: its emulated boards, its configuration and its daemon.
 struct TableUnderTest {
     id: &'static str,
+    n: usize,
     table: Table,
     cfg: Config,
-    daemon: Option<InProcess>,
+    password_file: PathBuf,
+    daemon: Option<Daemon>,
     sse: Option<Sse>,
-    _records: TempDir,
+    records: TempDir,
     _links: TempDir,
 }
 
@@ -202,62 +228,124 @@ impl TableUnderTest {
         std::fs::write(&password_file, table_password(id)).expect("a password file");
         if let Some(mqtt) = cfg.mqtt.as_mut() {
             // No user name: the match id is (the ACL's `%u`).
-            mqtt.password_file = Some(password_file);
+            mqtt.password_file = Some(password_file.clone());
             mqtt.operator = true;
         }
         let mut t = TableUnderTest {
             id,
+            n,
             table,
             cfg,
+            password_file,
             daemon: None,
             sse: None,
-            _records: records,
+            records,
             _links: links,
         };
-        t.start_daemon().await;
+        t.start_daemon(room).await;
         t.table.synced().await;
         t
     }
 
-    async fn start_daemon(&mut self) {
-        let daemon = InProcess::start(self.cfg.clone()).await;
-        self.sse = Some(Sse::open(daemon.http(), self.id).await);
-        self.daemon = Some(daemon);
+    /// The process table's configuration file, as an organiser writes it for the
+    /// tournament (the same keys as `config/tournament-table.toml`).
+    fn config_file(&self, room: SocketAddr) -> PathBuf {
+        use bugbridge_drivers::trace::BoardId;
+        let text = format!(
+            r#"[match]
+id = "{id}"
+
+[match.tags]
+Event = "Spring Open"
+Round = "1"
+Table = "{n}"
+
+[[board]]
+name = "A"
+driver = "dgt"
+port = "{a}"
+clock = "board"
+
+[[board]]
+name = "B"
+driver = "dgt"
+port = "{b}"
+clock = "board"
+
+[mqtt]
+url = "mqtt://{room}"
+topic_prefix = "bughouse"
+password_file = "{password}"
+operator = true
+
+[http]
+listen = "127.0.0.1:0"
+
+[record]
+dir = "{records}"
+"#,
+            id = self.id,
+            n = self.n,
+            a = self.table.path(BoardId::A).display(),
+            b = self.table.path(BoardId::B).display(),
+            password = self.password_file.display(),
+            records = self.records.path().display(),
+        );
+        let path = self.records.path().join("table.toml");
+        std::fs::write(&path, text).expect("write the table's configuration");
+        path
     }
 
-    async fn stop_daemon(&mut self) {
+    async fn start_daemon(&mut self, room: SocketAddr) {
+        let daemon = if self.n == KILLED + 1 {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"));
+            cmd.arg("run")
+                .arg("--config")
+                .arg(self.config_file(room))
+                .arg("--json-logs");
+            Daemon::Process(ChildDaemon::start(cmd).await)
+        } else {
+            Daemon::InProcess(InProcess::start(self.cfg.clone()).await)
+        };
+        self.daemon = Some(daemon);
+        self.sse = Some(Sse::open(self.http(), self.id).await);
+    }
+
+    /// `SIGKILL` for the process table, a clean stop for the others.
+    async fn kill_daemon(&mut self) {
         self.sse = None;
-        self.daemon.take().expect("running").stop().await;
+        match self.daemon.take().expect("running") {
+            Daemon::Process(p) => p.kill_9(),
+            Daemon::InProcess(d) => d.stop().await,
+        }
     }
 
     fn http(&self) -> SocketAddr {
-        self.daemon.as_ref().expect("running").http()
+        match self.daemon.as_ref().expect("running") {
+            Daemon::InProcess(d) => d.http(),
+            Daemon::Process(p) => p.http.expect("the daemon serves HTTP"),
+        }
     }
 
-    async fn play(&mut self, moves: usize) {
+    /// Plays up to `moves` moves (`None`: to the end), each awaited on the daemon's stream
+    /// (the loop of `Table::play_moves`, written out so that the future can be spawned).
+    async fn play(&mut self, moves: Option<usize>) {
         let sse = self.sse.as_mut().expect("running");
-        let id = self.id;
-        self.table
-            .play_moves(moves, &mut async |n| {
-                let what = format!("{id} to decide move {n}");
+        while moves.is_none_or(|m| self.table.moves_played() < m) {
+            let Some(step) = self.table.step().await else {
+                assert!(moves.is_none(), "{}: the trace is shorter", self.id);
+                break;
+            };
+            if step.press {
+                let n = self.table.moves_played();
+                let what = format!("{} to decide move {n}", self.id);
                 within(&what, sse.wait_moves(n)).await;
-            })
-            .await;
-    }
-
-    async fn play_rest(&mut self) {
-        let sse = self.sse.as_mut().expect("running");
-        let id = self.id;
-        self.table
-            .play_rest(&mut async |n| {
-                let what = format!("{id} to decide move {n}");
-                within(&what, sse.wait_moves(n)).await;
-            })
-            .await;
+            }
+        }
     }
 
     fn journal(&self) -> String {
-        std::fs::read_dir(&self.cfg.record_dir)
+        std::fs::read_dir(self.records.path())
             .expect("the record directory")
             .filter_map(Result::ok)
             .filter(|e| e.path().to_string_lossy().ends_with(".trace.jsonl"))
@@ -266,38 +354,164 @@ impl TableUnderTest {
     }
 }
 
-/// Every relay holds exactly the table's state and BPGN.
-async fn relays_match(relays: &[&RunningRelay], tables: &[TableUnderTest], when: &str) {
+/// Every table plays (to `moves`, or to the end) at the same time, each in a task: what
+/// the test does meanwhile happens mid-round.
+fn playing(tables: Vec<TableUnderTest>, moves: Option<usize>) -> Vec<JoinHandle<TableUnderTest>> {
+    tables
+        .into_iter()
+        .map(|mut t| {
+            tokio::spawn(async move {
+                t.play(moves).await;
+                t
+            })
+        })
+        .collect()
+}
+
+async fn played(handles: Vec<JoinHandle<TableUnderTest>>) -> Vec<TableUnderTest> {
+    let mut tables = Vec::new();
+    for h in handles {
+        tables.push(h.await.expect("a table plays without panicking"));
+    }
+    tables
+}
+
+/// The `bugbridge relay` binary as a process of its own (to be killed with `SIGKILL`).
+struct RelayProcess {
+    child: Child,
+    http: SocketAddr,
+    log: PathBuf,
+}
+
+impl RelayProcess {
+    async fn start(broker: &str, name: &str, dir: &Path) -> RelayProcess {
+        let token = dir.join("arbiter.token");
+        std::fs::write(&token, TOKEN).expect("the token file");
+        let log = dir.join(format!("{name}.log"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"))
+            .args(["relay", "--http", "127.0.0.1:0", "--client-id", name])
+            .arg("--mqtt")
+            .arg(broker)
+            .arg("--arbiter-token-file")
+            .arg(&token)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("the relay's log"))
+            .spawn()
+            .expect("the relay starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let addr = line
+                    .strip_prefix("relay: http://")
+                    .and_then(|a| a.trim_end_matches('/').parse::<SocketAddr>().ok());
+                if let (Some(addr), Some(tx)) = (addr, tx.take()) {
+                    let _ = tx.send(addr);
+                }
+            }
+        });
+        let http = within("the relay process to listen", rx)
+            .await
+            .unwrap_or_else(|_| {
+                panic!(
+                    "the relay process exited:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            });
+        RelayProcess { child, http, log }
+    }
+
+    /// `kill -9`, and reap it.
+    fn kill_9(mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for RelayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The tournament page's line of `id` at the relay serving HTTP on `relay`.
+async fn summary(relay: SocketAddr, id: &str) -> Option<TableSummary> {
+    let (status, body) = http::get(relay, "/api/tournament").await;
+    assert_eq!(status, 200, "GET /api/tournament: {body}");
+    let tables: Vec<TableSummary> =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("not the tables ({e}): {body}"));
+    tables.into_iter().find(|t| t.id == id)
+}
+
+/// What the relay on `relay` holds of `id` that differs from the table's `state` and
+/// `bpgn` (and its `online` status), or `None` when it holds exactly them.
+async fn difference(relay: SocketAddr, id: &str, state: &MatchState, bpgn: &str) -> Option<String> {
+    let (code, body) = http::get(relay, &format!("/api/matches/{id}")).await;
+    if code != 200 {
+        return Some(format!("GET /api/matches/{id}: {code}"));
+    }
+    let held: MatchState =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("not a state ({e}): {body}"));
+    if held != *state {
+        return Some(format!(
+            "state: seq {} (table {}), moves {} (table {}), result {:?} (table {:?})",
+            held.seq,
+            state.seq,
+            held.moves.len(),
+            state.moves.len(),
+            held.result,
+            state.result
+        ));
+    }
+    let (_, held_bpgn) = http::get(relay, &format!("/api/matches/{id}/bpgn")).await;
+    if held_bpgn != bpgn {
+        return Some(format!("BPGN:\n{held_bpgn}\ntable's:\n{bpgn}"));
+    }
+    let status = summary(relay, id).await.map(|s| s.status);
+    (status.as_deref() != Some("online")).then(|| format!("status {status:?}"))
+}
+
+/// Waits until `check` answers `None` at the relay on `relay`, checking again after every
+/// change frame of its tournament stream (and at least every half second, for the BPGN,
+/// which changes without a frame of its own); fails with `check`'s last answer.
+async fn until_relay<F, Fut>(relay: SocketAddr, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<String>>,
+{
+    // The stream is read in a task of its own (reading it is not cancel-safe); each frame
+    // wakes the check.
+    let mut stream = Sse::open_path(relay, "/api/tournament/stream").await;
+    let (tx, mut changed) = tokio::sync::watch::channel(0u64);
+    let reader = tokio::spawn(async move {
+        while stream.next().await.is_some() {
+            tx.send_modify(|n| *n += 1);
+        }
+    });
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        let Some(why) = check().await else { break };
+        if tokio::time::Instant::now() >= deadline {
+            reader.abort();
+            panic!("timed out after {DEADLINE:?} waiting for {what} at {relay}: {why}");
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(500), changed.changed()).await;
+    }
+    reader.abort();
+}
+
+/// Every relay holds exactly every table's state and BPGN, with the table online.
+async fn relays_match(relays: &[SocketAddr], tables: &[TableUnderTest], when: &str) {
     for t in tables {
         let state = http::state(t.http(), t.id).await;
         let (_, bpgn) = http::get(t.http(), &format!("/api/matches/{}/bpgn", t.id)).await;
-        for (i, relay) in relays.iter().enumerate() {
-            let done = tokio::time::timeout(
-                bugbridge_tests::LIMIT,
-                relay.relay.wait_until(|r| {
-                    r.public().hub().state(t.id).as_ref() == Some(&state)
-                        && r.public().hub().bpgn(t.id).as_deref() == Some(bpgn.as_str())
-                        && r.public().online(t.id) == Some(true)
-                }),
-            )
-            .await;
-            if done.is_err() {
-                let r = &relay.relay;
-                let held = r.public().hub().state(t.id);
-                panic!(
-                    "{when}: {} not complete at relay {i}: seq {:?} (table {}), moves {:?} (table {}), \
-                     same state {}, same BPGN {}, online {:?}, relay {:?}",
-                    t.id,
-                    held.as_ref().map(|s| s.seq),
-                    state.seq,
-                    held.as_ref().map(|s| s.moves.len()),
-                    state.moves.len(),
-                    held.as_ref() == Some(&state),
-                    r.public().hub().bpgn(t.id).as_deref() == Some(bpgn.as_str()),
-                    r.public().online(t.id),
-                    r.status(),
-                );
-            }
+        for relay in relays {
+            let what = format!("{when}: {} complete", t.id);
+            until_relay(*relay, &what, || difference(*relay, t.id, &state, &bpgn)).await;
         }
     }
 }
@@ -329,8 +543,37 @@ async fn client(broker: SocketAddr, user: &str, password: &str) -> AsyncClient {
     client
 }
 
+/// An alert of table 2, as its daemon publishes alerts.
+const ALERT: &str = r#"{"seq":1,"t":5120,"kind":"alert","board":"A","code":"illegal-move","reason":"leaves-king-in-check","detail":"raised for the console"}"#;
+
+/// `None` once the arbiter console of the relay on `relay` lists [`ALERT`] for table 2.
+async fn console_has_alert(relay: SocketAddr) -> Option<String> {
+    let (code, body) = http::get(relay, &format!("/api/tournament/alerts?token={TOKEN}")).await;
+    if code != 200 {
+        return Some(format!("GET /api/tournament/alerts: {code}"));
+    }
+    let list: Vec<serde_json::Value> =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("not the alerts ({e}): {body}"));
+    let found = list.iter().any(|a| {
+        a["match"] == TABLES[1] && a["seq"] == 1 && a["detail"] == "raised for the console"
+    });
+    (!found).then(|| format!("alerts: {body}"))
+}
+
+/// Both relays show `id` with `status` on the tournament page.
+async fn relays_show(relays: &[SocketAddr], id: &str, status: &str) {
+    for relay in relays {
+        let what = format!("{id} {status}");
+        until_relay(*relay, &what, || async {
+            let shown = summary(*relay, id).await.map(|s| s.status);
+            (shown.as_deref() != Some(status)).then(|| format!("status {shown:?}"))
+        })
+        .await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its_acl() {
+async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and_keeps_its_acl() {
     let game = TestGame::demo_prefix(24);
     let secrets = TempDir::new("tournament-secrets");
     let central_addr = free_addr();
@@ -373,51 +616,82 @@ async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its
 
     let relay_url = format!("mqtt://relay:{RELAY_PASSWORD}@{central_addr}");
     let first = RunningRelay::start(&relay_url, "relay-1", Duration::ZERO).await;
-    let mut second = RunningRelay::start(&relay_url, "relay-2", Duration::ZERO).await;
+    let mut second = RelayProcess::start(&relay_url, "relay-2", secrets.path()).await;
     let mut tables = Vec::new();
     for (n, id) in TABLES.iter().enumerate() {
         tables.push(TableUnderTest::start(id, n + 1, room_addr, secrets.path(), &game).await);
     }
-    for t in &mut tables {
-        t.play(6).await;
-    }
-    relays_match(&[&first, &second], &tables, "after the first moves").await;
+    tables = played(playing(tables, Some(4))).await;
+    relays_match(&[first.http, second.http], &tables, "after the first moves").await;
 
-    // A relay restarted mid-round is complete from the retained messages.
-    second.stop().await;
-    for t in &mut tables {
-        t.play(9).await;
+    // An alert of table 2 (as its daemon would publish it) on both arbiter consoles.
+    let table_two = client(room_addr, TABLES[1], &table_password(TABLES[1])).await;
+    table_two
+        .publish("bughouse/open-t2/alerts", QoS::AtLeastOnce, false, ALERT)
+        .await
+        .expect("queued");
+    for relay in [first.http, second.http] {
+        until_relay(relay, "the alert on the console", || {
+            console_has_alert(relay)
+        })
+        .await;
     }
-    second = RunningRelay::start(&relay_url, "relay-2", Duration::ZERO).await;
-    relays_match(&[&first, &second], &tables, "after a relay restart").await;
+
+    // The relay process killed mid-round, started again while the tables play on: complete
+    // from the retained messages, its console's alert included (the relays' alert log).
+    let round = playing(tables, Some(8));
+    second.kill_9();
+    tables = played(round).await;
+    let round = playing(tables, Some(12));
+    second = RelayProcess::start(&relay_url, "relay-2", secrets.path()).await;
+    tables = played(round).await;
+    relays_match(
+        &[first.http, second.http],
+        &tables,
+        "after the relay process was killed and started again",
+    )
+    .await;
+    until_relay(second.http, "the alert after the restart", || {
+        console_has_alert(second.http)
+    })
+    .await;
 
     // The central broker restarted mid-round: the bridge and both relays reconnect, the
     // moves played meanwhile arrive through the room broker's queue.
+    let round = playing(tables, Some(16));
     central.restart().await;
-    for t in &mut tables {
-        t.play(14).await;
-    }
+    tables = played(round).await;
     relays_match(
-        &[&first, &second],
+        &[first.http, second.http],
         &tables,
         "after the central broker's restart",
     )
     .await;
 
-    // A table's daemon stops: offline at both relays; started again, it recovers.
-    tables[2].stop_daemon().await;
-    for relay in [&first, &second] {
-        relay
-            .until("the stopped table offline", |r| {
-                r.public().online(TABLES[2]) == Some(false)
-            })
-            .await;
+    // The table process killed: its last will says `offline` at both relays; started
+    // again (from its journal), it recovers and plays on.
+    let relays = [first.http, second.http];
+    tables[KILLED].kill_daemon().await;
+    relays_show(&relays, TABLES[KILLED], "offline").await;
+    tables[KILLED].start_daemon(room_addr).await;
+    relays_show(&relays, TABLES[KILLED], "online").await;
+    tables = played(playing(tables, None)).await;
+    relays_match(&relays, &tables, "at the end of the round").await;
+    // Every table's final BPGN, at both relays, is the game played.
+    for t in &tables {
+        for relay in relays {
+            let (_, bpgn) = http::get(relay, &format!("/api/matches/{}/bpgn", t.id)).await;
+            assert_eq!(
+                movetext(&bpgn),
+                movetext(&game.bpgn),
+                "{} at {relay}: the game",
+                t.id
+            );
+            let state = http::state(relay, t.id).await;
+            assert_eq!(state.moves.len(), game.moves.len(), "{} at {relay}", t.id);
+            assert_eq!(state.bfen, game.final_bfen, "{} at {relay}", t.id);
+        }
     }
-    tables[2].start_daemon().await;
-    for t in &mut tables {
-        t.play_rest().await;
-    }
-    relays_match(&[&first, &second], &tables, "after a table's restart").await;
 
     // Clients without the right: the read-only viewer user sends table 1 an action, and
     // table 3's user writes table 1's state. Both are acknowledged by the broker (MQTT
@@ -445,10 +719,14 @@ async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its
         .await
         .expect("queued");
 
-    // The relay's action, sent after them on the same path, reaches table 1, is journaled
-    // and applied, and both relays' viewers follow.
+    // The console's action, posted on the relay process after them on the same path,
+    // reaches table 1, is journaled and applied, and both relays' viewers follow.
+    let mut viewers = Vec::new();
+    for relay in relays {
+        viewers.push(Sse::open(relay, "open-t1").await);
+    }
     let (status, reply) = post(
-        first.http,
+        second.http,
         "/api/matches/open-t1/arbiter/actions",
         r#"{"action":"result","result":"1-0","reason":"resignation"}"#,
     )
@@ -456,7 +734,7 @@ async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its
     assert_eq!(status, 202, "{reply}");
     let sse = tables[0].sse.as_mut().expect("running");
     // Applied (the result), then confirmed (the `action` event, published right after).
-    let applied = tokio::time::timeout(bugbridge_tests::LIMIT, async {
+    let applied = tokio::time::timeout(DEADLINE, async {
         sse.until_state(|s| s.result.as_ref().is_some_and(|r| r.result == "1-0"))
             .await;
         while !sse.events.iter().any(|e| e.kind == EventKind::Action) {
@@ -466,11 +744,20 @@ async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its
     .await;
     assert!(
         applied.is_ok(),
-        "the action did not reach the table:\ncentral:\n{}\nroom:\n{}",
+        "the action did not reach the table:\ncentral:\n{}\nroom:\n{}\nrelay:\n{}",
         central.log(),
-        room.log()
+        room.log(),
+        std::fs::read_to_string(&second.log).unwrap_or_default()
     );
-    relays_match(&[&first, &second], &tables, "after the operator action").await;
+    for (viewer, relay) in viewers.iter_mut().zip(relays) {
+        let what = format!("the result on a viewer of {relay}");
+        within(
+            &what,
+            viewer.until_state(|s| s.result.as_ref().is_some_and(|r| r.result == "1-0")),
+        )
+        .await;
+    }
+    relays_match(&relays, &tables, "after the operator action").await;
     let journal = tables[0].journal();
     assert!(
         journal.contains("resignation"),
@@ -483,15 +770,15 @@ async fn a_tournament_through_bridged_mosquittos_survives_restarts_and_keeps_its
     for t in &tables[1..] {
         assert!(!t.journal().contains("resignation"), "{} untouched", t.id);
     }
-    for relay in [&first, &second] {
-        let state = relay.relay.public().hub().state("open-t1").expect("served");
+    for relay in relays {
+        let state = http::state(relay, "open-t1").await;
         assert_ne!(state.bfen, "forged");
     }
 
     for mut t in tables {
-        t.stop_daemon().await;
+        t.kill_daemon().await;
     }
     first.stop().await;
-    second.stop().await;
+    drop(second);
     drop(room);
 }

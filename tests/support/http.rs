@@ -179,10 +179,18 @@ impl Sse {
     ///
     /// When the server refuses it.
     pub async fn open(addr: SocketAddr, id: &str) -> Sse {
-        let path = format!("/api/matches/{id}/stream");
+        Sse::open_path(addr, &format!("/api/matches/{id}/stream")).await
+    }
+
+    /// Opens another event stream of the server (the relay's `/api/tournament/stream`).
+    ///
+    /// # Panics
+    ///
+    /// When the server refuses it.
+    pub async fn open_path(addr: SocketAddr, path: &str) -> Sse {
         let (status, body) = within(
             "the event stream",
-            Body::get(addr, &path, "Accept: text/event-stream\r\n"),
+            Body::get(addr, path, "Accept: text/event-stream\r\n"),
         )
         .await;
         assert_eq!(status, 200, "GET {path}");

@@ -93,6 +93,26 @@ impl Stream {
         }
     }
 
+    /// `first`, with the public updates already waiting after it queued behind it: the
+    /// server takes them all before it writes, so that an event and the state that follows
+    /// it (a relay receives them as two messages), or whatever piled up while the viewer's
+    /// connection was busy, go out in one write, and no buffer is copied per viewer.
+    fn more(&mut self, first: Bytes) -> Bytes {
+        for _ in 0..64 {
+            match self.rx.try_recv() {
+                Ok(Delivery::Batch(more)) => self.pending.push_back(more),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    // Fell behind: a fresh catch-up follows what was taken so far.
+                    self.subscribe(None);
+                    break;
+                }
+                // Nothing more waiting (other deliveries are not on the public channel).
+                Ok(_) | Err(_) => break,
+            }
+        }
+        first
+    }
+
     async fn next(&mut self) -> Option<Bytes> {
         loop {
             if *self.closed.borrow() {
@@ -104,6 +124,9 @@ impl Stream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
+                    Ok(Delivery::Batch(frames)) if self.kind == Kind::Public => {
+                        return Some(self.more(frames));
+                    }
                     Ok(Delivery::Batch(frames)) => return Some(frames),
                     Ok(Delivery::State(item)) => return Some(state_frame(self.kind, &item)),
                     Ok(Delivery::Alert(item)) => return Some(item.frame),

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /` | the tournament page: every table live, grouped by `Event`/`Round`, ordered by `Table` |
 //! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table |
-//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` per change |
+//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` frames, every [`PAGE_FLUSH`](super::view::PAGE_FLUSH) each table changed since, once |
 //! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order |
 //! | `GET /arbiter` | the arbiter console: every table's alerts, newest first (token; a login form without) |
 //! | `GET /api/tournament/alerts?table=ID` | JSON array of [`ConsoleAlert`], newest first (token) |
@@ -194,6 +194,22 @@ struct TableStream {
 }
 
 impl TableStream {
+    /// `first`, with the frames already waiting queued behind it (the server takes them
+    /// all before it writes); a snapshot of every table instead, if the stream fell behind.
+    fn batch(&mut self, first: Bytes) -> Bytes {
+        loop {
+            match self.rx.try_recv() {
+                Ok(more) => self.pending.push_back(more),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => {
+                    self.pending.clear();
+                    return frame("tables", &json(&self.view.summaries()));
+                }
+                Err(_) => break,
+            }
+        }
+        first
+    }
+
     async fn next(&mut self) -> Option<Bytes> {
         loop {
             if *self.closed.borrow() {
@@ -205,18 +221,9 @@ impl TableStream {
             tokio::select! {
                 // Cancel-safe: broadcast::Receiver::recv loses nothing when dropped.
                 received = self.rx.recv() => match received {
-                    Ok(frame) => {
-                        // Whatever else is already waiting goes in the same write: under load
-                        // a viewer gets fewer, larger writes instead of falling behind.
-                        let mut batch = frame.to_vec();
-                        for _ in 0..64 {
-                            match self.rx.try_recv() {
-                                Ok(more) => batch.extend_from_slice(&more),
-                                Err(_) => break,
-                            }
-                        }
-                        return Some(Bytes::from(batch));
-                    }
+                    // One flush of the view's changes, shared by every stream; more waiting
+                    // (a slow viewer) go in the same write.
+                    Ok(frame) => return Some(self.batch(frame)),
                     Err(broadcast::error::RecvError::Lagged(_)) => {
                         return Some(frame("tables", &json(&self.view.summaries())));
                     }

@@ -17,6 +17,8 @@ pub enum Message {
     Alert(Event),
     /// `acks` (retained, written by relays): the alert `seq`s arbiters acknowledged.
     Acks(Vec<u64>),
+    /// `alertlog` (retained, written by relays): the match's latest alerts.
+    AlertLog(Vec<LoggedAlert>),
 }
 
 /// The leaf of the acknowledged alerts of a match ([`topic::ACKS`](crate::wire::topic::ACKS)).
@@ -27,6 +29,30 @@ pub const ACKS: &str = crate::wire::topic::ACKS;
 pub struct AckList {
     /// Alert `seq`s acknowledged, ascending.
     pub acked: Vec<u64>,
+}
+
+/// The leaf of a match's alert log ([`topic::ALERT_LOG`]).
+pub const ALERT_LOG: &str = crate::wire::topic::ALERT_LOG;
+
+/// How many alerts a match's alert log keeps (the latest).
+pub const ALERT_LOG_LEN: usize = 200;
+
+/// One alert of a match's log: the alert as the table published it and when a relay first
+/// received it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LoggedAlert {
+    /// When a relay received it (ms since the Unix epoch): the console's order.
+    pub at: u64,
+    /// The alert (`seq` is its alert sequence).
+    #[serde(flatten)]
+    pub alert: Event,
+}
+
+/// The payload of the `alertlog` topic.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AlertLog {
+    /// The match's latest alerts, oldest first.
+    pub alerts: Vec<LoggedAlert>,
 }
 
 /// Why a message was not understood.
@@ -90,6 +116,11 @@ impl Message {
                 serde_json::from_str::<AckList>(text)
                     .map_err(|e| json(&format!("acks ({e})")))?
                     .acked,
+            ),
+            ALERT_LOG => Message::AlertLog(
+                serde_json::from_str::<AlertLog>(text)
+                    .map_err(|e| json(&format!("alert log ({e})")))?
+                    .alerts,
             ),
             _ => return Ok(None),
         }))

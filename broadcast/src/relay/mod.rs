@@ -22,9 +22,15 @@
 //! with the clocks' reading time moved by as much so that clocks count down as they did
 //! then. Requests carrying the arbiter token are served from the live view.
 //!
+//! The arbiter console's alerts outlive the relay: relays keep each match's latest alerts
+//! in the retained `<prefix>/<match>/alertlog` (published on every new alert, and again by
+//! any relay that holds alerts the retained log lacks), which a relay started later reads
+//! like the other retained topics.
+//!
 //! Operator actions posted on the relay's arbiter routes are published on
 //! `<prefix>/<match>/operator` (QoS 1, not retained), for the table's daemon to apply.
 
+pub mod delay;
 pub mod http;
 pub mod message;
 mod subscriber;

@@ -13,6 +13,7 @@ use rumqttc::{AsyncClient, Event, EventLoop, MqttOptions, Outgoing, Packet, QoS,
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
+use super::delay::DelayBuffer;
 use super::message::{Message, split_topic};
 use super::view::{Applied, View};
 use super::{RelayLoop, RelayStatus};
@@ -30,13 +31,14 @@ enum Polled {
 }
 
 /// The leaves a relay subscribes to under `<prefix>/+/`.
-const LEAVES: [&str; 6] = [
+const LEAVES: [&str; 7] = [
     topic::STATUS,
     topic::STATE,
     topic::BPGN,
     topic::EVENTS,
     topic::ALERTS,
     super::message::ACKS,
+    super::message::ALERT_LOG,
 ];
 
 fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
@@ -114,16 +116,39 @@ async fn poll(
     }
 }
 
-/// Messages for the public view, each applied at its due time.
+/// Messages for the public view, each applied at its due time. They wait in a
+/// [`DelayBuffer`] (moves and BPGN shared between a match's messages), not in the channel,
+/// so that the memory held is what the delay needs.
 async fn delay_line(
     mut rx: mpsc::UnboundedReceiver<(Instant, String, Message)>,
     public: View,
     status: watch::Sender<RelayStatus>,
 ) {
-    while let Some((due, id, message)) = rx.recv().await {
-        tokio::time::sleep_until(due).await;
-        public.apply(&id, message);
-        status.send_modify(|s| s.applied += 1);
+    let mut buffer = DelayBuffer::default();
+    loop {
+        let due = buffer.next_due();
+        tokio::select! {
+            received = rx.recv() => match received {
+                Some((due, id, message)) => buffer.push(due, &id, message),
+                None => break,
+            },
+            () = sleep_until_due(due) => {
+                let ready = buffer.pop_due(Instant::now());
+                let n = u64::try_from(ready.len()).unwrap_or(u64::MAX);
+                for (id, message) in ready {
+                    public.apply(&id, message);
+                }
+                status.send_modify(|s| s.applied += n);
+            }
+        }
+    }
+}
+
+/// Completes at `due`, or never without one.
+async fn sleep_until_due(due: Option<Instant>) {
+    match due {
+        Some(due) => tokio::time::sleep_until(due).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -168,10 +193,16 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
         (Some(tx), Some(task))
     };
     let mut resyncing: HashSet<String> = HashSet::new();
+    let mut page_flush = tokio::time::interval(super::view::PAGE_FLUSH);
+    page_flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
             () = &mut shutdown => break,
+            _ = page_flush.tick() => {
+                live.flush_changes();
+                public.flush_changes();
+            }
             received = polled.recv() => match received {
                 None => break,
                 Some(Polled::Connected) => {
@@ -203,8 +234,25 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                     };
                     let id = id.to_owned();
                     let is_state = matches!(message, Message::State(_));
-                    let queued = delay_tx.as_ref().map(|_| message.clone());
-                    if live.apply(&id, message) == Applied::Gap && resyncing.insert(id.clone()) {
+                    // The delayed view is the public one: arbiters' messages stay out of it.
+                    let arbiters_only = matches!(
+                        message,
+                        Message::Alert(_) | Message::AlertLog(_) | Message::Acks(_)
+                    );
+                    let queued = delay_tx
+                        .as_ref()
+                        .filter(|_| !arbiters_only)
+                        .map(|_| message.clone());
+                    let applied = live.apply(&id, message);
+                    if applied == Applied::AlertLog {
+                        // Retained, so that a relay started later shows these alerts too.
+                        let log = serde_json::to_vec(&live.alert_log(&id)).unwrap_or_default();
+                        let name = topic::name(&prefix, &id, topic::ALERT_LOG);
+                        if let Err(e) = client.try_publish(name, QoS::AtLeastOnce, true, log) {
+                            tracing::warn!(error = %e, %id, "relay: alert log not sent");
+                        }
+                    }
+                    if applied == Applied::Gap && resyncing.insert(id.clone()) {
                         tracing::info!(%id, "relay: seq gap, re-reading the retained state");
                         status.send_modify(|s| s.gaps += 1);
                         let name = topic::name(&prefix, &id, topic::STATE);

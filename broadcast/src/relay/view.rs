@@ -3,15 +3,19 @@
 //! `--delay`, a second one fed the same messages that many seconds later (the public).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-use super::message::Message;
+use super::message::{ALERT_LOG_LEN, AlertLog, LoggedAlert, Message};
 use crate::hub::{Hub, HubOptions, Mirrored};
 use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
+
+/// How often the tournament page's streams get the changes ([`View::flush_changes`]).
+pub const PAGE_FLUSH: Duration = Duration::from_millis(100);
 
 /// How many alerts the console keeps (all tables together).
 const CONSOLE_LOG: usize = 10_000;
@@ -24,6 +28,9 @@ pub struct ConsoleAlert {
     pub match_id: String,
     /// Whether an arbiter acknowledged it.
     pub acked: bool,
+    /// When a relay first received it (ms since the Unix epoch).
+    #[serde(default)]
+    pub at: u64,
     /// The alert as the table published it (`seq` is its alert sequence).
     #[serde(flatten)]
     pub alert: Event,
@@ -63,6 +70,16 @@ pub enum Applied {
     /// An event arrived after a hole in its `seq`: the match's retained state must be read
     /// again.
     Gap,
+    /// The match's alert log holds alerts the broker's retained one may lack (a new alert,
+    /// or a retained log older than this view's): it must be published again.
+    AlertLog,
+}
+
+/// Now, in ms since the Unix epoch.
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 #[derive(Debug)]
@@ -72,7 +89,9 @@ struct Inner {
     acks: RwLock<BTreeMap<String, BTreeSet<u64>>>,
     /// Every table's alerts in the order they arrived (bounded).
     log: RwLock<VecDeque<ConsoleAlert>>,
-    /// Each change as a ready SSE frame (`event: table`), serialised once for all streams.
+    /// The tables changed since the last [`View::flush_changes`].
+    pending_changes: Mutex<BTreeSet<String>>,
+    /// Each flush's frames as one buffer, shared by every page stream.
     changes: broadcast::Sender<Bytes>,
     console: broadcast::Sender<Bytes>,
 }
@@ -93,7 +112,9 @@ impl View {
                 status: RwLock::default(),
                 acks: RwLock::default(),
                 log: RwLock::default(),
-                changes: broadcast::channel(1024).0,
+                pending_changes: Mutex::default(),
+                // A page stream further behind gets every table again (`tables`).
+                changes: broadcast::channel(64).0,
                 console: broadcast::channel(1024).0,
             }),
         }
@@ -159,14 +180,18 @@ impl View {
                     let line = ConsoleAlert {
                         match_id: match_id.to_owned(),
                         acked: self.is_acked(match_id, alert.seq),
+                        at: now_ms(),
                         alert,
                     };
                     self.console_send("alert", &line);
-                    let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
-                    if log.len() >= CONSOLE_LOG {
-                        log.pop_front();
-                    }
-                    log.push_back(line);
+                    self.log_insert(line);
+                    applied = Applied::AlertLog;
+                }
+                false
+            }
+            Message::AlertLog(alerts) => {
+                if self.merge_alert_log(match_id, alerts) {
+                    applied = Applied::AlertLog;
                 }
                 false
             }
@@ -183,13 +208,108 @@ impl View {
             }
         };
         if changed && self.inner.changes.receiver_count() > 0 {
-            let json = serde_json::to_vec(&self.summary(match_id)).unwrap_or_default();
-            let _ = self
-                .inner
-                .changes
-                .send(crate::hub::sse_frame(None, Some("table"), &json));
+            self.inner
+                .pending_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(match_id.to_owned());
         }
         applied
+    }
+
+    /// Sends the tournament page's streams the changes since the last flush, as one buffer
+    /// of `event: table` frames (each table changed once, as it is now, serialised once for
+    /// every stream). Called every [`PAGE_FLUSH`] by the relay: under load a page viewer
+    /// gets one write per flush instead of one per change, and no stream copies or
+    /// serialises anything of its own.
+    pub fn flush_changes(&self) {
+        let pending = std::mem::take(
+            &mut *self
+                .inner
+                .pending_changes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        if pending.is_empty() {
+            return;
+        }
+        let mut batch = Vec::new();
+        for id in &pending {
+            let json = serde_json::to_vec(&self.summary(id)).unwrap_or_default();
+            batch.extend_from_slice(&crate::hub::sse_frame(None, Some("table"), &json));
+        }
+        let _ = self.inner.changes.send(Bytes::from(batch));
+    }
+
+    /// Puts `line` in the console's log in the order of `at` (bounded: the oldest goes).
+    fn log_insert(&self, line: ConsoleAlert) {
+        let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
+        let at = log
+            .iter()
+            .rposition(|a| a.at <= line.at)
+            .map_or(0, |i| i + 1);
+        log.insert(at, line);
+        if log.len() > CONSOLE_LOG {
+            log.pop_front();
+        }
+    }
+
+    /// Takes the alerts of a match's retained log that this view has not seen (a relay
+    /// started mid-round learns the alerts raised before it); `true` when this view holds
+    /// alerts of the match that `alerts` lacks, so that its own log must be published.
+    fn merge_alert_log(&self, match_id: &str, alerts: Vec<LoggedAlert>) -> bool {
+        let known = |log: &VecDeque<ConsoleAlert>, alert: &Event| {
+            log.iter()
+                .any(|a| a.match_id == match_id && a.alert == *alert)
+        };
+        let mut added = Vec::new();
+        for logged in &alerts {
+            let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+            if known(&log, &logged.alert) {
+                continue;
+            }
+            drop(log);
+            let line = ConsoleAlert {
+                match_id: match_id.to_owned(),
+                acked: self.is_acked(match_id, logged.alert.seq),
+                at: logged.at,
+                alert: logged.alert.clone(),
+            };
+            self.console_send("alert", &line);
+            self.log_insert(line);
+            added.push(logged.alert.clone());
+        }
+        // The table's arbiter view: the alerts of the table's current run (its daemon
+        // numbers them from 1 again after a restart), in order.
+        let run_start = added
+            .windows(2)
+            .rposition(|w| w[1].seq <= w[0].seq)
+            .map_or(0, |i| i + 1);
+        for alert in &added[run_start..] {
+            self.inner.hub.mirror_alert(match_id, alert);
+        }
+        self.alert_log(match_id)
+            .alerts
+            .iter()
+            .any(|ours| !alerts.iter().any(|theirs| theirs.alert == ours.alert))
+    }
+
+    /// The match's alert log as relays publish it: its latest alerts, oldest first.
+    #[must_use]
+    pub fn alert_log(&self, match_id: &str) -> AlertLog {
+        let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+        let mut alerts: Vec<LoggedAlert> = log
+            .iter()
+            .rev()
+            .filter(|a| a.match_id == match_id)
+            .take(ALERT_LOG_LEN)
+            .map(|a| LoggedAlert {
+                at: a.at,
+                alert: a.alert.clone(),
+            })
+            .collect();
+        alerts.reverse();
+        AlertLog { alerts }
     }
 
     fn console_send(&self, event: &str, value: &impl Serialize) {
@@ -304,7 +424,8 @@ impl View {
         self.table_ids().iter().map(|id| self.summary(id)).collect()
     }
 
-    /// The tables' lines as they change (state or status), as `event: table` SSE frames.
+    /// The tables' lines as they change (state or status), as `event: table` SSE frames, a
+    /// flush's worth in each buffer.
     #[must_use]
     pub fn changes(&self) -> broadcast::Receiver<Bytes> {
         self.inner.changes.subscribe()

@@ -77,7 +77,12 @@ fn options(args: &RelayArgs) -> Result<(RelayOptions, HttpOptions), String> {
     let opts = RelayOptions {
         mqtt,
         delay: Duration::from_secs_f64(args.delay),
-        hub: HubOptions::default(),
+        hub: HubOptions {
+            // A viewer further behind gets a fresh state; every slot holds a frame until
+            // overwritten, a hundred matches' worth of them.
+            fanout_capacity: 64,
+            ..HubOptions::default()
+        },
     };
     Ok((opts, http))
 }

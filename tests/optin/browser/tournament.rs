@@ -1,14 +1,17 @@
-//! The relay's tournament page in headless Chromium: three tables published through the
+//! The relay's tournament page in headless Chromium: six tables published through the
 //! broker (each by its own publisher, with positions of the corpus game `1934301`), a
 //! relay with a public delay. The page shows every table's squares as the relay's state
 //! says, grouped by round and ordered by the `Table` tag; a table that goes offline shows
-//! so; a move reaches the arbiter's view at once and the public page only after the delay.
+//! so; a move and its alert reach the arbiter console and the arbiter's view at once, the
+//! public page only after the delay.
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
-use bugbridge_broadcast::wire::{BoardState, ByBoard, MatchState, MoveEntry};
+use bugbridge_broadcast::wire::{
+    Board, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry,
+};
 use bugbridge_broadcast::{Hub, HubOptions, Update};
 use bugbridge_tests::game::TestGame;
 use bugbridge_tests::mqtt::RestartableBroker;
@@ -17,7 +20,8 @@ use serde_json::Value;
 
 use super::driver::Browser;
 
-const DELAY: Duration = Duration::from_secs(3);
+/// Long enough for the live checks to finish well within it on a loaded machine.
+const DELAY: Duration = Duration::from_secs(8);
 
 /// `(board, square, piece)` of a BFEN half's placement; promoted pieces as their letter.
 fn placement(board: &str, bfen: &str) -> BTreeSet<(String, String, String)> {
@@ -105,7 +109,14 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
     let broker = RestartableBroker::start().await;
     let relay = RunningRelay::start(&broker.url(), "browser-relay", DELAY).await;
     // Ids and Table tags in different orders: the page orders by the tag.
-    let tables = [("t1", "3", 10), ("t2", "1", 20), ("t3", "2", 30)];
+    let tables = [
+        ("t1", "3", 10),
+        ("t2", "1", 20),
+        ("t3", "2", 30),
+        ("t4", "6", 5),
+        ("t5", "4", 15),
+        ("t6", "5", 25),
+    ];
     let mut publishers = Vec::new();
     for (id, table, plies) in tables {
         let p = publishing(&broker.url(), id);
@@ -137,8 +148,8 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
     browser.goto(&format!("{base}/")).await;
     browser
         .wait_for(
-            "three tables on the page",
-            "return document.querySelectorAll('.table-card').length === 3;",
+            "six tables on the page",
+            "return document.querySelectorAll('.table-card').length === 6;",
             vec![],
         )
         .await;
@@ -166,7 +177,7 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
         .await;
     assert_eq!(
         order,
-        Value::from(vec!["t2", "t3", "t1"]),
+        Value::from(vec!["t2", "t3", "t1", "t5", "t6", "t4"]),
         "ordered by Table"
     );
     let group = browser
@@ -178,18 +189,23 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
     assert_eq!(group, Value::from(vec!["Browser Open", "2"]));
     browser.screenshot("tournament-page").await;
 
-    // The arbiter's view of t2 is live; the public page follows after the delay.
-    browser
-        .goto(&format!("{base}/arbiter/t2?token={TOKEN}"))
-        .await;
+    // The arbiter console and the arbiter's view of t2 are live; the public page follows
+    // after the delay. The move comes with an alert, which only the console shows.
+    browser.goto(&format!("{base}/arbiter?token={TOKEN}")).await;
     browser
         .wait_for(
-            "the arbiter's view of t2",
-            "const s = window.bugbridge && window.bugbridge.state; return !!s && s.moves.length === 20;",
+            "the arbiter console connected",
+            "const c = document.getElementById('conn'); return !!c && c.dataset.state === 'live';",
             vec![],
         )
         .await;
     let moved = Instant::now();
+    let alert = Event {
+        board: Some(Board::A),
+        code: Some("illegal-move".to_owned()),
+        reason: Some("leaves-king-in-check".to_owned()),
+        ..Event::new(EventKind::Alert, 21_000)
+    };
     publishers[1]
         .hub
         .publish(
@@ -197,10 +213,22 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
             Update {
                 state: state(&game, 21, "1"),
                 bpgn: String::new(),
-                events: Vec::new(),
+                events: vec![alert],
             },
         )
         .expect("a valid id");
+    browser
+        .wait_for(
+            "the alert on the arbiter console",
+            "return !!document.querySelector('li.alert[data-match=\"t2\"][data-code=\"illegal-move\"]');",
+            vec![],
+        )
+        .await;
+    let console = moved.elapsed();
+    assert!(console < DELAY, "the console is not delayed ({console:?})");
+    browser
+        .goto(&format!("{base}/arbiter/t2?token={TOKEN}"))
+        .await;
     browser
         .wait_for(
             "the move on the arbiter's view",
@@ -229,9 +257,14 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
         public >= DELAY,
         "the public page lags by the delay ({public:?})"
     );
+    // By the delay, not by much more (a generous bound for a loaded machine).
+    assert!(
+        public < DELAY + Duration::from_secs(15),
+        "the public page follows once the delay is over ({public:?})"
+    );
 
     // A table whose daemon stops shows offline (after the delay, like everything public).
-    let t3 = publishers.pop().expect("t3");
+    let t3 = publishers.remove(2);
     let _ = t3.stop.send(());
     let _ = t3.task.await;
     browser
