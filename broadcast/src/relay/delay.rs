@@ -295,6 +295,7 @@ mod tests {
             number: u32::try_from(n / 4 + 1).unwrap_or(u32::MAX),
             san: format!("N{n}"),
             clock: Some(180.0 - n as f64 / 10.0),
+            flags: Vec::new(),
         }
     }
 
