@@ -56,7 +56,7 @@ use table::Table;
 use temp::TempDir;
 
 /// The upper bound of every wait (see `bugbridge_tests::LIMIT`).
-const LIMIT: Duration = Duration::from_secs(20);
+const LIMIT: Duration = Duration::from_secs(60);
 
 /// Awaits `fut`, failing with `what` after [`LIMIT`].
 async fn within<T>(what: &str, fut: impl std::future::Future<Output = T>) -> T {
