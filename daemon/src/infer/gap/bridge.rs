@@ -232,6 +232,9 @@ impl Inferrer {
             sequences.iter().map(|s| self.sans_from(board, s)).collect();
         let times = self.gap_times(board, &chosen, at);
         self.commit_gap(board, &chosen, &times, flags, out);
+        if at.pressed.is_none() {
+            self.owe_last_presses(board);
+        }
         self.tracks[board].gap_alternatives = sequences;
         if !alternatives.is_empty() {
             self.alert_ambiguous(board, &chosen, &alternatives, at.end.t, out);

@@ -24,6 +24,7 @@ pub mod timing;
 
 mod bridge;
 mod fill;
+mod owed;
 
 pub(crate) use bridge::BridgeAt;
 
