@@ -211,17 +211,18 @@ impl Inferrer {
                     }
                     sequences = unique;
                 }
-                // After the grace with no press: plies leaving the running side to move
-                // are the gap when they supply the other board's drops that waited for
-                // it and the shorter ones do not (a drop taken at once, say).
+                // After the grace with no press: one ply more, leaving the running side
+                // to move, is the gap when it supplies the other board's drops that
+                // waited for it and the shorter plies do not (a drop taken at once, say).
                 None if at.settle => {
-                    let forced = search(&GapQuery {
+                    let mut forced = search(&GapQuery {
                         from,
                         target: &physical,
                         turn: at.running,
-                        max_plies: self.config.gap_max_plies,
+                        max_plies: (plies + 1).min(self.config.gap_max_plies),
                         node_budget: self.config.gap_node_budget,
                     });
+                    forced.sequences.retain(|s| !returns(s));
                     let most = |seqs: &[Vec<Move>]| {
                         seqs.iter()
                             .map(|s| self.supplied(board, s))
