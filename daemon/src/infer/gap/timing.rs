@@ -188,6 +188,24 @@ mod tests {
     }
 
     #[test]
+    fn an_estimated_reading_is_never_above_the_real_one() {
+        // Black thought 2.2 s for his first ply and 0.1 s for his second (14.6 -> 12.4
+        // -> 12.3), then his clock ran 0.3 s until link-up: an even share would show
+        // 13.1 s at the second ply, more than he had left after the first.
+        let movers = [Color::Black, Color::White, Color::Black, Color::White];
+        let p = press_times(
+            &movers,
+            mark(0, 12.2, 14.6),
+            mark(5_000, 10.6, 12.0),
+            Some(Color::Black),
+        );
+        assert!(!p[2].exact);
+        assert_eq!(p[0].clock, Some(12.0));
+        assert_eq!(p[2].clock, Some(12.0));
+        assert!(p[2].clock.is_some_and(|c| c <= 12.4));
+    }
+
+    #[test]
     fn without_clocks_the_plies_are_spread_over_the_gap() {
         let none = |t| ClockMark { t, readings: None };
         let p = press_times(&[Color::White, Color::Black], none(0), none(3000), None);
