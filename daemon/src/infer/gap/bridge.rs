@@ -14,8 +14,9 @@ use super::timing::{ClockMark, PressTime, press_times};
 use super::{Gap, LastGap};
 
 /// How long (ms) a board back from a gap must have been still before the end of its grace
-/// judges it without a press.
-const SETTLE_QUIET_MS: u64 = 1000;
+/// judges it without a press: longer than a hand stops in a slow slide or a hesitation
+/// (up to about 1.5 s).
+const SETTLE_QUIET_MS: u64 = 2000;
 
 /// How many explanations seen during a gap are remembered.
 const MAX_SEEN: usize = 16;
