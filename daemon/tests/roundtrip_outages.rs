@@ -305,7 +305,10 @@ fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
         match &o.verdict {
             Verdict::Wrong(w) => problems.push(format!("{name}: {w}")),
             Verdict::Stopped => problems.push(format!("{name}: stopped with an alert")),
-            Verdict::Exact | Verdict::Ambiguous => {}
+            Verdict::Ambiguous => problems.push(format!(
+                "{name}: ambiguous, another order recorded (the right one among the alternatives)"
+            )),
+            Verdict::Exact => {}
         }
         if let Err(e) = &o.replayable {
             problems.push(format!("{name}: not replayable: {e}"));
@@ -324,7 +327,7 @@ fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
         line(k, f);
     }
     line("all", &total);
-    for p in problems.iter().take(20) {
+    for p in problems.iter().take(40) {
         println!("  {p}");
     }
     total

@@ -60,6 +60,9 @@ pub(crate) struct Track {
     pub(crate) last_gap: Option<LastGap>,
     /// The other sequences that explained that gap (from the position before it).
     pub(crate) gap_alternatives: Vec<Vec<crate::rules::Move>>,
+    /// The last two plies of a gap bridged between presses, whose presses may still come
+    /// (a move and the reply made before its press): each is owed by its mover, in order.
+    pub(crate) owed_presses: Vec<(Color, u32)>,
     /// After a link loss: squares mean nothing until the next snapshot.
     pub(crate) awaiting_snapshot: bool,
     /// After a resync snapshot: the next clock reading decides what happened in the gap.
@@ -103,6 +106,7 @@ impl Track {
             gap: None,
             last_gap: None,
             gap_alternatives: Vec::new(),
+            owed_presses: Vec::new(),
             awaiting_snapshot: false,
             gap_check: false,
             link_down: false,

@@ -369,6 +369,15 @@ impl Inferrer {
         let track = &mut self.tracks[board];
         let previous = track.running;
         let seen = track.clock_seen;
+        if track.awaiting_snapshot && track.gap.is_some() {
+            // A reading of a board back from a gap before its snapshot: the squares are
+            // not known yet, so it cannot end the gap. Whose clock ran before the gap is
+            // kept: the first reading after the snapshot must still see a press made in
+            // the gap (a board back as it was left then completes that move).
+            track.readings = Some(readings);
+            track.readings_t = t;
+            return;
+        }
         track.running = running;
         track.clock_seen = true;
         track.readings = Some(readings);
@@ -417,6 +426,9 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         self.tracks[board].last_press_t = t;
+        if self.owed_press(board, by, readings) {
+            return;
+        }
         // A second press while the board still matches nothing: the first press is given
         // up (and alerted); the board is judged afresh for this one.
         if let Some(p) = self.tracks[board].pending.take()
@@ -569,6 +581,7 @@ impl Inferrer {
         }
         let side = exp.mover;
         let track = &mut self.tracks[board];
+        track.owed_presses.clear();
         track.moves_made[side] = track.moves_made[side].saturating_add(1);
         let number = track.moves_made[side];
         if let Some(r) = readings {
@@ -785,6 +798,7 @@ impl Inferrer {
             track.history.clear();
             track.gap = None;
             track.last_gap = None;
+            track.owed_presses.clear();
         }
         out.push(Inference::NewGame { t });
     }

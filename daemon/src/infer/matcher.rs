@@ -149,7 +149,7 @@ pub(crate) fn explain_with(
                     not_queen: usize::from(
                         e.promotion_not_shown && e.mv.promotion() != Some(Role::Queen),
                     ),
-                    order: order_rank(m, lifts),
+                    order: order_rank(m, mover, lifts),
                 };
                 if best.as_ref().is_none_or(|(s, _)| score < *s) {
                     best = Some((score, e));
@@ -220,14 +220,26 @@ fn passed_through(m: &Move, mover: Color, lifts: &LiftOrder) -> usize {
         .count()
 }
 
-fn order_rank(m: &Move, lifts: &LiftOrder) -> usize {
+fn order_rank(m: &Move, mover: Color, lifts: &LiftOrder) -> usize {
     match m.from() {
         // A piece never seen leaving its square is less likely the mover than a drop
-        // (a capture by direct replacement overwrites a square without emptying it).
-        Some(from) => lifts
-            .iter()
-            .position(|&(s, p)| s == from && p.is_none())
-            .unwrap_or(lifts.len() + 2),
+        // (a capture by direct replacement overwrites a square without emptying it). A
+        // piece lifted and put back (a j'adoube) has not left it either.
+        Some(from) => {
+            let put_back = lifts
+                .iter()
+                .rposition(|&(s, p)| s == from && p.is_none())
+                .is_some_and(|last| {
+                    lifts[last + 1..]
+                        .iter()
+                        .any(|&(s, p)| s == from && p.is_some_and(|p| p.color == mover))
+                });
+            lifts
+                .iter()
+                .position(|&(s, p)| s == from && p.is_none())
+                .filter(|_| !put_back)
+                .unwrap_or(lifts.len() + 2)
+        }
         None => lifts.len() + 1,
     }
 }

@@ -13,6 +13,14 @@ use super::search::{GapQuery, search};
 use super::timing::{ClockMark, PressTime, press_times};
 use super::{Gap, LastGap};
 
+/// How long (ms) a board back from a gap must have been still before the end of its grace
+/// judges it without a press: longer than a hand stops in a slow slide or a hesitation
+/// (up to about 1.5 s).
+const SETTLE_QUIET_MS: u64 = 2000;
+
+/// How many explanations seen during a gap are remembered.
+const MAX_SEEN: usize = 16;
+
 /// How a search is asked and how its answer is committed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BridgeAt {
@@ -51,6 +59,7 @@ impl Inferrer {
             deadline: None,
             alerted: false,
             tried: None,
+            seen: Vec::new(),
         });
     }
 
@@ -89,6 +98,15 @@ impl Inferrer {
             return;
         }
         let track = &self.tracks[board];
+        let quiet = track.last_change.saturating_add(SETTLE_QUIET_MS);
+        if quiet > t {
+            // A hand is on the board (a piece lifted, a capture half done): what it shows
+            // now is no position of the game. Judge it once it has been still a while.
+            if let Some(gap) = &mut self.tracks[board].gap {
+                gap.deadline = Some(quiet);
+            }
+            return;
+        }
         let at = BridgeAt {
             end: ClockMark {
                 t,
@@ -194,8 +212,36 @@ impl Inferrer {
                     }
                     sequences = unique;
                 }
+                // After the grace with no press: one ply more, leaving the running side
+                // to move, is the gap when it supplies the other board's drops that
+                // waited for it and the shorter plies do not (a drop taken at once, say).
+                None if at.settle => {
+                    let mut forced = search(&GapQuery {
+                        from,
+                        target: &physical,
+                        turn: at.running,
+                        max_plies: (plies + 1).min(self.config.gap_max_plies),
+                        node_budget: self.config.gap_node_budget,
+                    });
+                    forced.sequences.retain(|s| !returns(s));
+                    let most = |seqs: &[Vec<Move>]| {
+                        seqs.iter()
+                            .map(|s| self.supplied(board, s))
+                            .max()
+                            .unwrap_or(0)
+                    };
+                    if most(&forced.sequences) > most(&sequences) {
+                        sequences = forced.sequences;
+                    } else {
+                        self.remember_seen(board, &sequences);
+                        return false;
+                    }
+                }
                 // A move made, its press still to come.
-                _ => return false,
+                _ => {
+                    self.remember_seen(board, &sequences);
+                    return false;
+                }
             }
         }
         if sequences.is_empty() {
@@ -214,6 +260,7 @@ impl Inferrer {
             // are often a move in progress (a piece in the hand) read as plies: the next
             // press or the end of the grace decides. (Orders of the same moves, or drops
             // of different pieces that were then taken, are a real ambiguity.)
+            self.remember_seen(board, &sequences);
             return false;
         }
         if sequences.iter().any(Vec::is_empty) {
@@ -232,6 +279,9 @@ impl Inferrer {
             sequences.iter().map(|s| self.sans_from(board, s)).collect();
         let times = self.gap_times(board, &chosen, at);
         self.commit_gap(board, &chosen, &times, flags, out);
+        if at.pressed.is_none() {
+            self.owe_last_presses(board);
+        }
         self.tracks[board].gap_alternatives = sequences;
         if !alternatives.is_empty() {
             self.alert_ambiguous(board, &chosen, &alternatives, at.end.t, out);
@@ -274,11 +324,30 @@ impl Inferrer {
         times
     }
 
-    /// The sequence that supplies the most of the other board's pending drops (the first
-    /// found among equals).
+    /// The most plausible sequence: the one that supplies the most of the other board's
+    /// pending drops, then one that continues what the board was seen to show earlier in
+    /// the gap (a promoted piece seen before it was taken, a move seen before the reply),
+    /// then the first found.
     fn most_plausible(&self, board: BoardId, sequences: &[Vec<Move>]) -> usize {
+        let seen: &[Vec<Move>] = self.tracks[board]
+            .gap
+            .as_ref()
+            .map_or(&[], |g| g.seen.as_slice());
+        let mut best = (0, (0, false));
+        for (i, seq) in sequences.iter().enumerate() {
+            let continues = seen.iter().any(|s| !s.is_empty() && seq.starts_with(s));
+            let score = (self.supplied(board, seq), continues);
+            if score > best.1 {
+                best = (i, score);
+            }
+        }
+        best.0
+    }
+
+    /// How many of the other board's drops pending on this gap `seq` supplies.
+    fn supplied(&self, board: BoardId, seq: &[Move]) -> usize {
         let other = board.other();
-        let wanted: Vec<Piece> = self
+        let mut need: Vec<Piece> = self
             .record
             .iter()
             .filter(|e| e.board == other && e.flags.gap_pending)
@@ -287,28 +356,33 @@ impl Inferrer {
                 _ => None,
             })
             .collect();
-        if wanted.is_empty() {
+        let wanted = need.len();
+        if wanted == 0 {
             return 0;
         }
-        let mut best = (0, 0);
-        for (i, seq) in sequences.iter().enumerate() {
-            let mut pos = self.game.board(board).clone();
-            let mut need = wanted.clone();
-            for m in seq {
-                let mover = pos.mover(m);
-                if let Some(c) = pos.play(m).captured {
-                    let got = c.handoff_role().of(mover.other());
-                    if let Some(k) = need.iter().position(|p| *p == got) {
-                        need.swap_remove(k);
-                    }
+        let mut pos = self.game.board(board).clone();
+        for m in seq {
+            let mover = pos.mover(m);
+            if let Some(c) = pos.play(m).captured {
+                let got = c.handoff_role().of(mover.other());
+                if let Some(k) = need.iter().position(|p| *p == got) {
+                    need.swap_remove(k);
                 }
             }
-            let supplied = wanted.len() - need.len();
-            if supplied > best.1 {
-                best = (i, supplied);
+        }
+        wanted - need.len()
+    }
+
+    /// Remembers what explained the board at a reading that did not bridge the gap.
+    fn remember_seen(&mut self, board: BoardId, sequences: &[Vec<Move>]) {
+        let Some(gap) = &mut self.tracks[board].gap else {
+            return;
+        };
+        for s in sequences {
+            if gap.seen.len() < MAX_SEEN && !gap.seen.contains(s) {
+                gap.seen.push(s.clone());
             }
         }
-        best.0
     }
 
     /// The SANs of a sequence from the board's committed position.

@@ -76,6 +76,7 @@ impl Inferrer {
                 deadline: None,
                 alerted: true,
                 tried: None,
+                seen: Vec::new(),
             };
             self.tracks[board].gap = Some(gap);
         }

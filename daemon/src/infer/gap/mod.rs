@@ -24,10 +24,11 @@ pub mod timing;
 
 mod bridge;
 mod fill;
+mod owed;
 
 pub(crate) use bridge::BridgeAt;
 
-use crate::rules::{Board, Color};
+use crate::rules::{Board, Color, Move};
 
 use timing::ClockMark;
 
@@ -62,6 +63,10 @@ pub(crate) struct Gap {
     /// The placement and side to move of the last search that found nothing (the same
     /// question is not asked twice).
     pub(crate) tried: Option<(Board, Option<Color>)>,
+    /// What explained the board at readings that did not bridge the gap (a move waiting
+    /// for its press, a promoted piece before it was taken): the sequence that continues
+    /// one of them is preferred among several.
+    pub(crate) seen: Vec<Vec<Move>>,
 }
 
 /// The moves the last bridged gap of a board committed (for the arbiter's pick).

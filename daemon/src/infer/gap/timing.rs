@@ -6,8 +6,12 @@
 //! stopped at the end made its last press with exactly the time it shows; a side with one
 //! period in the gap pressed exactly when that period's length says (which makes one- and
 //! two-ply gaps exact, or all but the running side's unknown split). Where a side had more
-//! periods, its time is shared out evenly between them and the reading is marked as
-//! estimated; the times stay inside the gap and in the order of the plies.
+//! periods, its time is shared out evenly between them to place the presses in time (they
+//! stay inside the gap and in the order of the plies), and the reading is marked as
+//! estimated: it is the side's reading at the end of the gap, the one bound the clocks
+//! give that is never above the real reading (how the time was split between the periods
+//! is not known, and an even share may show more time than the player had left at that
+//! move).
 
 use crate::rules::{ByColor, Color};
 
@@ -63,11 +67,9 @@ pub fn press_times(
         used[c] += share;
         t += share * 1000.0;
         let exact = periods[c] == 1 || (last_press[c] == Some(i) && running != Some(c));
-        let clock = if last_press[c] == Some(i) && running != Some(c) {
-            r1[c]
-        } else {
-            round_tenth(r0[c] - used[c])
-        };
+        // Exact at the side's last press with its clock stopped since; otherwise the
+        // bound (see the module docs).
+        let clock = r1[c];
         let at = (t.round().max(0.0) as u64).clamp(t0, t1);
         out.push(PressTime {
             t: at,
@@ -89,10 +91,6 @@ fn spread(n: usize, t0: u64, t1: u64) -> Vec<PressTime> {
             exact: false,
         })
         .collect()
-}
-
-fn round_tenth(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
 }
 
 /// Presses keep the order of the plies even when rounding or clamping ties them.
@@ -187,6 +185,24 @@ mod tests {
         assert!(p.iter().all(|x| x.t <= 8_000));
         assert_eq!(p[3].clock, Some(96.0));
         assert!(p[3].exact && !p[0].exact);
+    }
+
+    #[test]
+    fn an_estimated_reading_is_never_above_the_real_one() {
+        // Black thought 2.2 s for his first ply and 0.1 s for his second (14.6 -> 12.4
+        // -> 12.3), then his clock ran 0.3 s until link-up: an even share would show
+        // 13.1 s at the second ply, more than he had left after the first.
+        let movers = [Color::Black, Color::White, Color::Black, Color::White];
+        let p = press_times(
+            &movers,
+            mark(0, 12.2, 14.6),
+            mark(5_000, 10.6, 12.0),
+            Some(Color::Black),
+        );
+        assert!(!p[2].exact);
+        assert_eq!(p[0].clock, Some(12.0));
+        assert_eq!(p[2].clock, Some(12.0));
+        assert!(p[2].clock.is_some_and(|c| c <= 12.4));
     }
 
     #[test]
