@@ -404,3 +404,19 @@ fn real_games_with_link_outages_come_back_move_for_move() {
     // alert and the arbiter's fill.
     assert_figures(&f, 90);
 }
+
+/// A DGT board that stayed powered replays its log of the outage at link-up: the first
+/// logged ply is a drop, a later one the capture that supplies the other board's drop
+/// made during the outage. The drop waits for the whole log (it was alerted as
+/// premature when the first logged ply alone closed the gap).
+#[test]
+fn a_logged_capture_after_a_logged_drop_supplies_the_other_boards_waiting_drop() {
+    for seed in [50u64, 312, 358] {
+        let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        let name = format!("random {seed}");
+        let o = run_game(&name, &game, 5000 + seed);
+        assert_eq!(o.illegal_alerts, 0, "{name}: illegal-move alerts");
+        assert_eq!(o.replayable, Ok(()), "{name}: not replayable");
+        assert_eq!(o.verdict, Verdict::Exact, "{name}");
+    }
+}

@@ -268,6 +268,14 @@ impl Inferrer {
             self.close_gap(board, at.end, out);
             return true;
         }
+        if !at.settle && self.leaves_drops_waiting(board, &sequences) {
+            // The other board has drops waiting on this gap that none of these plies
+            // supply: the board may be replaying its log of the outage (a DGT board that
+            // stayed powered sends its logged changes and presses at link-up), whose
+            // later plies supply them. The end of the grace, the board still, decides.
+            self.remember_seen(board, &sequences);
+            return false;
+        }
         let best = self.most_plausible(board, &sequences);
         let chosen = sequences.swap_remove(best);
         let flags = MoveFlags {
@@ -342,6 +350,23 @@ impl Inferrer {
             }
         }
         best.0
+    }
+
+    /// Whether the other board has drops pending on this gap that none of `sequences`
+    /// supplies in full.
+    fn leaves_drops_waiting(&self, board: BoardId, sequences: &[Vec<Move>]) -> bool {
+        let waiting = self
+            .record
+            .iter()
+            .filter(|e| e.board == board.other() && e.flags.gap_pending && e.mv.is_drop())
+            .count();
+        waiting > 0
+            && sequences
+                .iter()
+                .map(|s| self.supplied(board, s))
+                .max()
+                .unwrap_or(0)
+                < waiting
     }
 
     /// How many of the other board's drops pending on this gap `seq` supplies.
