@@ -406,6 +406,24 @@ fn a_promotion_without_a_grab_is_alerted_as_illegal() {
     assert_eq!(t.sans().len(), 2);
 }
 
+#[test]
+fn a_promotion_while_the_other_board_is_silent_waits_for_its_gap() {
+    let mut t = Table::from_bfen(GRAB);
+    // Board B's link drops: the rook may be grabbed there unseen.
+    t.feed(SensorEvent::Link {
+        board: B,
+        up: false,
+    });
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.wait(60_000);
+    assert_eq!(t.sans(), ["A:b8=R"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+    let entry = &t.inf.record()[0];
+    assert!(entry.flags.grab_pending, "{:?}", entry.flags);
+    assert!(entry.flags.names().contains(&"grab-pending"));
+    assert!(entry.legality.is_legal(), "{:?}", entry.legality);
+}
+
 /// White on A promotes grabbing a rook of board B, where White has two rooks and is to
 /// move.
 const GRAB_TWO_ROOKS: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K2R w - -";

@@ -25,7 +25,10 @@
 //!   move was already published), and the game takes the piece off the other board, gives
 //!   the pawn to the player whose piece was grabbed and makes the promoted piece a real one;
 //! - a promotion nothing was grabbed for when the window closes stays recorded as played
-//!   and is alerted as an illegal move (`bad-promotion`).
+//!   and is alerted as an illegal move (`bad-promotion`) — unless the other board is in a
+//!   link gap: the grab may have been made there unseen, so the promotion waits for the
+//!   gap (flagged `grab-pending`, a window again each time it would close) and is alerted
+//!   only once the board is seen again without the grab.
 //!
 //! With the "announce piece" rule (`promotion_by_grab` off) none of this runs.
 
@@ -339,6 +342,11 @@ impl Inferrer {
             }
             None => {
                 self.grabs.pending.push(grab);
+                // The other board is silent: the grab may be made there unseen.
+                if self.in_gap(board.other()) {
+                    self.record[index].flags.grab_pending = true;
+                    return true;
+                }
                 changed
             }
         }
@@ -419,6 +427,18 @@ impl Inferrer {
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
+            if self.in_gap(p.board.other()) {
+                // The other board is silent (its link down, or back but not bridged): the
+                // grab may well have been made there. The promotion waits for its gap, a
+                // whole window again from now, and says so; no alert before it is known.
+                self.record[index].flags.grab_pending = true;
+                self.grabs.pending.push(PendingGrab {
+                    deadline: t.saturating_add(window),
+                    ..p
+                });
+                continue;
+            }
+            self.record[index].flags.grab_pending = false;
             let reason = IllegalReason::BadPromotion;
             self.record[index].legality = Legality::Illegal(reason);
             let e = &self.record[index];
@@ -569,6 +589,7 @@ impl Inferrer {
             entry.san = san.with_grab(sq).to_string();
         }
         if let Some(sq) = sq {
+            entry.flags.grab_pending = false;
             self.tracks[entry.board.other()].missing_ok.discard(sq);
         }
         self.replay_record();
