@@ -573,8 +573,16 @@ fn fischer_increment_clocks_are_recorded_as_shown() {
     assert_eq!(clocks, [Some(179.0), Some(179.0), Some(179.0)]);
 }
 
-/// How one random game came back.
-fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, String> {
+/// A round trip's wrong move, and whether it is on a board reconstructed after a lost
+/// link (the link-gap search's share) or not (never acceptable).
+struct Wrong {
+    what: String,
+    gap: bool,
+}
+
+/// How one random game came back: exact, or not exact but with nothing wrong (a grab
+/// still pending on a silent board at the end), or wrong.
+fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Wrong> {
     let rules = RulesetName::Koedem.ruleset();
     let trace = simulate(game, profile, seed);
     let config = InferConfig {
@@ -600,6 +608,8 @@ fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Strin
         record.sort_by_key(|e| e.board == BoardId::B);
         wanted.sort_by_key(|m| m.board == BoardId::B);
     }
+    let gap_board = |b: BoardId| record.iter().any(|e| e.board == b && e.flags.gap_inferred);
+    let mut pending = false;
     for (i, (got, want)) in record.iter().zip(&wanted).enumerate() {
         let grab_ok = match want.grab {
             Some(g) => got
@@ -608,18 +618,37 @@ fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Strin
                 .ends_with(&g.to_string()),
             None => true,
         };
-        if got.board != want.board || got.mv != want.mv || got.clock != Some(want.clock) || !grab_ok
+        // A grab not seen because the other board was silent is said to be pending: not
+        // exact, not wrong.
+        let grab_waits = want.grab.is_some()
+            && got.flags.grab_pending
+            && got.legality.is_legal()
+            && got
+                .san
+                .parse::<bugbridge::rules::notation::San>()
+                .is_ok_and(|s| s.grab.is_none());
+        pending |= !grab_ok && grab_waits;
+        if got.board != want.board
+            || got.mv != want.mv
+            || got.clock != Some(want.clock)
+            || !(grab_ok || grab_waits)
         {
-            return Err(format!(
-                "ply {i}: got {} {} {:?}, want {} {} grab {:?} {}",
-                got.board, got.san, got.clock, want.board, want.mv, want.grab, want.clock
-            ));
+            return Err(Wrong {
+                what: format!(
+                    "ply {i}: got {} {} {:?}, want {} {} grab {:?} {}",
+                    got.board, got.san, got.clock, want.board, want.mv, want.grab, want.clock
+                ),
+                gap: gap_board(got.board) || gap_board(want.board),
+            });
         }
     }
     if record.len() > game.moves.len() {
-        return Err(format!("{} extra moves", record.len() - game.moves.len()));
+        return Err(Wrong {
+            what: format!("{} extra moves", record.len() - game.moves.len()),
+            gap: by_board,
+        });
     }
-    Ok(record.len() == game.moves.len())
+    Ok(record.len() == game.moves.len() && !pending)
 }
 
 fn full_count() -> Option<u64> {
@@ -648,26 +677,37 @@ fn run(profile: Profile) {
         .sum();
     let mut exact = 0;
     let mut wrong = Vec::new();
+    let mut gap_wrong = Vec::new();
     for (i, g) in games.iter().enumerate() {
         match round_trip(g, profile, 2000 + i as u64) {
             Ok(true) => exact += 1,
             Ok(false) => {}
-            Err(e) => wrong.push(format!("game {i} ({profile}): {e}")),
+            Err(Wrong { what, gap: true }) => {
+                gap_wrong.push(format!("game {i} ({profile}): {what}"))
+            }
+            Err(Wrong { what, gap: false }) => wrong.push(format!("game {i} ({profile}): {what}")),
         }
     }
     println!(
-        "{profile}: {count} Koedem games, {plies} plies, {kings} king captures, {grabs} grabs: {exact} exact, {} wrong",
-        wrong.len()
+        "{profile}: {count} Koedem games, {plies} plies, {kings} king captures, {grabs} grabs: {exact} exact, {} wrong, {} wrong in a link-gap reconstruction",
+        wrong.len(),
+        gap_wrong.len()
     );
+    if !gap_wrong.is_empty() {
+        println!("link-gap reconstructions:\n{}", gap_wrong.join("\n"));
+    }
     match profile {
         Profile::Clean | Profile::Noisy => {
             assert!(wrong.is_empty(), "{}", wrong.join("\n"));
             assert_eq!(exact, games.len(), "{profile}: all exact");
         }
         Profile::Faults | Profile::Outages => {
-            if !wrong.is_empty() {
-                println!("{}", wrong.join("\n"));
-            }
+            // Never a wrong move outside a link gap's reconstruction.
+            assert!(
+                wrong.is_empty(),
+                "{profile}: wrong moves:\n{}",
+                wrong.join("\n")
+            );
             assert!(
                 exact * 100 >= games.len() * 99,
                 "faults: {exact} of {} exact\n{}",
