@@ -169,3 +169,45 @@ fn a_grab_is_illegal_in_an_announce_game() {
     assert_eq!(status, 1, "{out}");
     assert!(out.contains("bad-promotion"), "{out}");
 }
+
+#[test]
+fn the_command_line_takes_the_promotion_rule() {
+    let game = announced_game();
+    let journal = journal(
+        &game,
+        &[("Variant", "Bughouse Koedem"), ("Promotion", "announce")],
+    );
+    let trace = write_temp("announce.trace.jsonl", &journal);
+    let bin = env!("CARGO_BIN_EXE_bugbridge");
+    let replay = std::process::Command::new(bin)
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(replay.status.success());
+    let tagged = String::from_utf8(replay.stdout).unwrap();
+    assert!(tagged.contains("[Promotion \"announce\"]"), "{tagged}");
+    // `--koedem-promotion grab` overrides the journal's tag: the BPGN says grab.
+    let grab = std::process::Command::new(bin)
+        .args(["replay", "--koedem-promotion", "grab"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&grab.stdout).contains("[Promotion"));
+    let sample =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/koedem/all_cases.bpgn");
+    let check = std::process::Command::new(bin)
+        .args(["check", "--koedem-promotion", "announce"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&check.stdout).contains("bad-promotion"));
+    let bad = std::process::Command::new(bin)
+        .args(["check", "--koedem-promotion", "queen"])
+        .arg(&sample)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("grab or announce"));
+}
