@@ -166,7 +166,7 @@ impl<T: Sequence> Timeline<T> {
 /// A message as held: small ones as they are, states and BPGNs by reference.
 #[derive(Debug)]
 enum Held {
-    Whole(Message),
+    Whole(Box<Message>),
     /// A state without its moves, and its moves.
     State(Box<MatchState>, Shared<Vec<MoveEntry>>),
     Bpgn(Shared<String>),
@@ -213,7 +213,7 @@ impl DelayBuffer {
                 Held::State(state, moves)
             }
             Message::Bpgn(text) => Held::Bpgn(bases.bpgn.hold(text)),
-            other => Held::Whole(other),
+            other => Held::Whole(Box::new(other)),
         };
         self.queue.push_back((due, id, held));
     }
@@ -235,7 +235,7 @@ impl DelayBuffer {
                 continue;
             };
             let message = match held {
-                Held::Whole(m) => m,
+                Held::Whole(m) => *m,
                 Held::State(mut state, moves) => {
                     state.moves = bases.moves.release(&moves);
                     Message::State(state)
