@@ -424,6 +424,25 @@ fn a_promotion_while_the_other_board_is_silent_waits_for_its_gap() {
     assert!(entry.legality.is_legal(), "{:?}", entry.legality);
 }
 
+#[test]
+fn a_grab_lifted_while_the_other_board_waits_for_a_dropped_piece_is_paired() {
+    // White on B promotes grabbing White's rook of board A; White on A is handed the pawn.
+    let mut t = Table::from_bfen("4k3/pppp4/8/8/8/8/PPPP4/R3K3 w - - | 8/1P5k/8/8/8/8/8/4K3 w - -");
+    t.lift(B, "b7").put(B, "b8", 'R').press(B);
+    // White on A drops that pawn at once, before the rook is seen leaving: board A holds
+    // its events back for the drop's piece, the lift among them, and nothing more comes
+    // until the grab window is long closed.
+    t.put(A, "e4", 'P').press(A).lift(A, "a1").wait(60_000);
+    assert_eq!(t.sans(), ["B:b8=Ra1", "A:P@e4"]);
+    assert!(
+        !t.illegal()
+            .iter()
+            .any(|&(_, _, r)| r == IllegalReason::BadPromotion),
+        "{:?}",
+        t.any_alert()
+    );
+}
+
 /// White on A promotes grabbing a rook of board B, where White has two rooks and is to
 /// move.
 const GRAB_TWO_ROOKS: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K2R w - -";
@@ -635,8 +654,16 @@ fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Wrong
         {
             return Err(Wrong {
                 what: format!(
-                    "ply {i}: got {} {} {:?}, want {} {} grab {:?} {}",
-                    got.board, got.san, got.clock, want.board, want.mv, want.grab, want.clock
+                    "ply {i}: got {} {} {:?} {:?} {:?}, want {} {} grab {:?} {}",
+                    got.board,
+                    got.san,
+                    got.clock,
+                    got.legality,
+                    got.flags.names(),
+                    want.board,
+                    want.mv,
+                    want.grab,
+                    want.clock
                 ),
                 gap: gap_board(got.board) || gap_board(want.board),
             });

@@ -28,7 +28,8 @@
 //!   and is alerted as an illegal move (`bad-promotion`) — unless the other board is in a
 //!   link gap: the grab may have been made there unseen, so the promotion waits for the
 //!   gap (flagged `grab-pending`, a window again each time it would close) and is alerted
-//!   only once the board is seen again without the grab.
+//!   only once the board is seen again without the grab. Likewise while the other board
+//!   holds its events back for a drop waiting for its piece (the lift may be among them).
 //!
 //! With the "announce piece" rule (`promotion_by_grab` off) none of this runs.
 
@@ -420,6 +421,13 @@ impl Inferrer {
             let Some(index) = self.entry_index(p.board, p.number, p.side) else {
                 continue;
             };
+            if self.tracks[p.board.other()].deferred.is_some() {
+                // The other board holds its events back (a drop waits for its piece,
+                // maybe the very pawn this grab hands over): the grabbed piece's lift may
+                // be among them. The grab is decided once they are seen.
+                self.grabs.pending.push(p);
+                continue;
+            }
             let pressed = self.record[index].t;
             let span = (pressed.min(p.put), pressed);
             if let Some(c) = self.take_candidate(p.board.other(), p.piece, span, window, true) {
