@@ -6,7 +6,8 @@
 //! `cargo test` runs a sample of the round trip (30 games per profile);
 //! `BUGBRIDGE_KOEDEM_FULL=1 cargo test --release -p bugbridge --test infer_koedem --
 //! --nocapture` runs 300 per profile (a number ≥ 300 instead of `1` runs that many) and
-//! prints the figures.
+//! prints the figures. On `faults` a wrong move fails the run unless it is on a board
+//! reconstructed after a lost link (counted and printed apart).
 
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, SensorEvent};
 use bugbridge::publish;
