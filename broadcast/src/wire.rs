@@ -141,7 +141,7 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// How a move was recognised, when not plainly: `reconstructed` (worked out after a
-    /// lost connection), `ambiguous`, `time-estimated`, `pending-on-gap`,
+    /// lost connection), `ambiguous`, `time-estimated`, `pending-on-gap`, `grab-pending`,
     /// `promotion-not-shown`, `no-clock`, `late-put`, `premature`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,

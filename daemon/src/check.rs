@@ -25,7 +25,9 @@
 //! is refused with an error naming where it starts.
 //!
 //! The ruleset is the one given; without one, each game's `[Variant "Bughouse Koedem"]`
-//! tag picks Koedem, and any other game is checked under `fide`.
+//! tag picks Koedem, and any other game is checked under `fide`. A Koedem game promotes by
+//! grab unless `--koedem-promotion announce` is given or the game is tagged
+//! `[Promotion "announce"]` (an unknown `Promotion` value makes the game fail, named).
 //!
 //! Exit status: 0 every game legal; 1 a game is illegal, a file cannot be read as BPGN or
 //! holds no game; 2 a file cannot be opened (missing, unreadable: a usage error). Every file
@@ -36,7 +38,9 @@ use std::path::PathBuf;
 
 use crate::rules::RulesetName;
 use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, replay::replay};
-use crate::rules::notation::variant::{VARIANT_TAG, ruleset_of_variant};
+use crate::rules::notation::variant::{
+    PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
+};
 
 /// Checks the BPGN files at `paths` under `ruleset` and writes the report (see the module
 /// docs); returns the exit status.
@@ -58,6 +62,19 @@ pub fn run_with(
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
+    run_with_promotion(paths, ruleset, None, positions, out, err)
+}
+
+/// As [`run_with`], with Koedem's promotion rule given (`Some(true)` grab, `Some(false)`
+/// announce) or, for `None`, read from each game's `Promotion` tag (default grab).
+pub fn run_with_promotion(
+    paths: &[PathBuf],
+    ruleset: Option<RulesetName>,
+    promotion_by_grab: Option<bool>,
+    positions: bool,
+    out: &mut impl Write,
+    err: &mut impl Write,
+) -> u8 {
     let mut status = 0u8;
     for path in paths {
         let file = path.display().to_string();
@@ -75,7 +92,14 @@ pub fn run_with(
                 continue;
             }
         };
-        status = status.max(check_stream(&file, input, ruleset, positions, out, err));
+        status = status.max(check_stream(
+            &file,
+            input,
+            (ruleset, promotion_by_grab),
+            positions,
+            out,
+            err,
+        ));
     }
     status
 }
@@ -85,7 +109,7 @@ pub fn run_with(
 fn check_stream(
     file: &str,
     input: impl BufRead,
-    ruleset: Option<RulesetName>,
+    (ruleset, promotion_by_grab): (Option<RulesetName>, Option<bool>),
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
@@ -109,7 +133,22 @@ fn check_stream(
         let ruleset = ruleset
             .or_else(|| game.tag(VARIANT_TAG).and_then(ruleset_of_variant))
             .unwrap_or_default();
-        status = status.max(check_game(file, n, &game, ruleset, positions, out, err));
+        let tagged = match game.tag(PROMOTION_TAG) {
+            Some(value) if ruleset == RulesetName::Koedem => {
+                let Some(grab) = promotion_by_grab_of(value) else {
+                    let _ = writeln!(
+                        err,
+                        "{file} #{n}: unknown [{PROMOTION_TAG} {value:?}]: grab or announce"
+                    );
+                    status = 1;
+                    continue;
+                };
+                Some(grab)
+            }
+            _ => None,
+        };
+        let rules = rules_with_promotion(ruleset, promotion_by_grab.or(tagged));
+        status = status.max(check_game(file, n, &game, rules, positions, out, err));
         let _ = out.flush();
     }
     if n == 0 {
@@ -123,12 +162,12 @@ fn check_game(
     file: &str,
     n: usize,
     game: &BpgnGame,
-    ruleset: RulesetName,
+    rules: crate::rules::Ruleset,
     positions: bool,
     out: &mut impl Write,
     err: &mut impl Write,
 ) -> u8 {
-    let replayed = match replay(game, ruleset.ruleset()) {
+    let replayed = match replay(game, rules) {
         Ok(r) => r,
         Err(e) => {
             let _ = writeln!(err, "{file} #{n}: {e}");

@@ -6,7 +6,8 @@
 //! `cargo test` runs a sample of the round trip (30 games per profile);
 //! `BUGBRIDGE_KOEDEM_FULL=1 cargo test --release -p bugbridge --test infer_koedem --
 //! --nocapture` runs 300 per profile (a number ≥ 300 instead of `1` runs that many) and
-//! prints the figures.
+//! prints the figures. On `faults` a wrong move fails the run unless it is on a board
+//! reconstructed after a lost link (counted and printed apart).
 
 use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, SensorEvent};
 use bugbridge::publish;
@@ -406,6 +407,43 @@ fn a_promotion_without_a_grab_is_alerted_as_illegal() {
     assert_eq!(t.sans().len(), 2);
 }
 
+#[test]
+fn a_promotion_while_the_other_board_is_silent_waits_for_its_gap() {
+    let mut t = Table::from_bfen(GRAB);
+    // Board B's link drops: the rook may be grabbed there unseen.
+    t.feed(SensorEvent::Link {
+        board: B,
+        up: false,
+    });
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.wait(60_000);
+    assert_eq!(t.sans(), ["A:b8=R"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+    let entry = &t.inf.record()[0];
+    assert!(entry.flags.grab_pending, "{:?}", entry.flags);
+    assert!(entry.flags.names().contains(&"grab-pending"));
+    assert!(entry.legality.is_legal(), "{:?}", entry.legality);
+}
+
+#[test]
+fn a_grab_lifted_while_the_other_board_waits_for_a_dropped_piece_is_paired() {
+    // White on B promotes grabbing White's rook of board A; White on A is handed the pawn.
+    let mut t = Table::from_bfen("4k3/pppp4/8/8/8/8/PPPP4/R3K3 w - - | 8/1P5k/8/8/8/8/8/4K3 w - -");
+    t.lift(B, "b7").put(B, "b8", 'R').press(B);
+    // White on A drops that pawn at once, before the rook is seen leaving: board A holds
+    // its events back for the drop's piece, the lift among them, and nothing more comes
+    // until the grab window is long closed.
+    t.put(A, "e4", 'P').press(A).lift(A, "a1").wait(60_000);
+    assert_eq!(t.sans(), ["B:b8=Ra1", "A:P@e4"]);
+    assert!(
+        !t.illegal()
+            .iter()
+            .any(|&(_, _, r)| r == IllegalReason::BadPromotion),
+        "{:?}",
+        t.any_alert()
+    );
+}
+
 /// White on A promotes grabbing a rook of board B, where White has two rooks and is to
 /// move.
 const GRAB_TWO_ROOKS: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K2R w - -";
@@ -555,8 +593,16 @@ fn fischer_increment_clocks_are_recorded_as_shown() {
     assert_eq!(clocks, [Some(179.0), Some(179.0), Some(179.0)]);
 }
 
-/// How one random game came back.
-fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, String> {
+/// A round trip's wrong move, and whether it is on a board reconstructed after a lost
+/// link (the link-gap search's share) or not (never acceptable).
+struct Wrong {
+    what: String,
+    gap: bool,
+}
+
+/// How one random game came back: exact, or not exact but with nothing wrong (a grab
+/// still pending on a silent board at the end), or wrong.
+fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Wrong> {
     let rules = RulesetName::Koedem.ruleset();
     let trace = simulate(game, profile, seed);
     let config = InferConfig {
@@ -582,6 +628,8 @@ fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Strin
         record.sort_by_key(|e| e.board == BoardId::B);
         wanted.sort_by_key(|m| m.board == BoardId::B);
     }
+    let gap_board = |b: BoardId| record.iter().any(|e| e.board == b && e.flags.gap_inferred);
+    let mut pending = false;
     for (i, (got, want)) in record.iter().zip(&wanted).enumerate() {
         let grab_ok = match want.grab {
             Some(g) => got
@@ -590,18 +638,45 @@ fn round_trip(game: &SimGame, profile: Profile, seed: u64) -> Result<bool, Strin
                 .ends_with(&g.to_string()),
             None => true,
         };
-        if got.board != want.board || got.mv != want.mv || got.clock != Some(want.clock) || !grab_ok
+        // A grab not seen because the other board was silent is said to be pending: not
+        // exact, not wrong.
+        let grab_waits = want.grab.is_some()
+            && got.flags.grab_pending
+            && got.legality.is_legal()
+            && got
+                .san
+                .parse::<bugbridge::rules::notation::San>()
+                .is_ok_and(|s| s.grab.is_none());
+        pending |= !grab_ok && grab_waits;
+        if got.board != want.board
+            || got.mv != want.mv
+            || got.clock != Some(want.clock)
+            || !(grab_ok || grab_waits)
         {
-            return Err(format!(
-                "ply {i}: got {} {} {:?}, want {} {} grab {:?} {}",
-                got.board, got.san, got.clock, want.board, want.mv, want.grab, want.clock
-            ));
+            return Err(Wrong {
+                what: format!(
+                    "ply {i}: got {} {} {:?} {:?} {:?}, want {} {} grab {:?} {}",
+                    got.board,
+                    got.san,
+                    got.clock,
+                    got.legality,
+                    got.flags.names(),
+                    want.board,
+                    want.mv,
+                    want.grab,
+                    want.clock
+                ),
+                gap: gap_board(got.board) || gap_board(want.board),
+            });
         }
     }
     if record.len() > game.moves.len() {
-        return Err(format!("{} extra moves", record.len() - game.moves.len()));
+        return Err(Wrong {
+            what: format!("{} extra moves", record.len() - game.moves.len()),
+            gap: by_board,
+        });
     }
-    Ok(record.len() == game.moves.len())
+    Ok(record.len() == game.moves.len() && !pending)
 }
 
 fn full_count() -> Option<u64> {
@@ -630,26 +705,37 @@ fn run(profile: Profile) {
         .sum();
     let mut exact = 0;
     let mut wrong = Vec::new();
+    let mut gap_wrong = Vec::new();
     for (i, g) in games.iter().enumerate() {
         match round_trip(g, profile, 2000 + i as u64) {
             Ok(true) => exact += 1,
             Ok(false) => {}
-            Err(e) => wrong.push(format!("game {i} ({profile}): {e}")),
+            Err(Wrong { what, gap: true }) => {
+                gap_wrong.push(format!("game {i} ({profile}): {what}"))
+            }
+            Err(Wrong { what, gap: false }) => wrong.push(format!("game {i} ({profile}): {what}")),
         }
     }
     println!(
-        "{profile}: {count} Koedem games, {plies} plies, {kings} king captures, {grabs} grabs: {exact} exact, {} wrong",
-        wrong.len()
+        "{profile}: {count} Koedem games, {plies} plies, {kings} king captures, {grabs} grabs: {exact} exact, {} wrong, {} wrong in a link-gap reconstruction",
+        wrong.len(),
+        gap_wrong.len()
     );
+    if !gap_wrong.is_empty() {
+        println!("link-gap reconstructions:\n{}", gap_wrong.join("\n"));
+    }
     match profile {
         Profile::Clean | Profile::Noisy => {
             assert!(wrong.is_empty(), "{}", wrong.join("\n"));
             assert_eq!(exact, games.len(), "{profile}: all exact");
         }
         Profile::Faults | Profile::Outages => {
-            if !wrong.is_empty() {
-                println!("{}", wrong.join("\n"));
-            }
+            // Never a wrong move outside a link gap's reconstruction.
+            assert!(
+                wrong.is_empty(),
+                "{profile}: wrong moves:\n{}",
+                wrong.join("\n")
+            );
             assert!(
                 exact * 100 >= games.len() * 99,
                 "faults: {exact} of {} exact\n{}",

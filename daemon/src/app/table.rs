@@ -75,6 +75,15 @@ impl Table {
         if let Some(variant) = crate::rules::notation::variant::variant_of(config.ruleset) {
             base_tags.insert("Variant".into(), variant.into());
         }
+        if config.ruleset == crate::rules::RulesetName::Koedem
+            && config.koedem.promotion == crate::config::KoedemPromotion::Announce
+        {
+            // The journal and the BPGN say the promotions are not grabs.
+            base_tags.insert(
+                crate::rules::notation::variant::PROMOTION_TAG.into(),
+                crate::rules::notation::variant::ANNOUNCE_PROMOTION.into(),
+            );
+        }
         let latest = store
             .latest()
             .map_err(|e| AppError::Record(format!("{}: {e}", config.record_dir.display())))?;

@@ -1,4 +1,4 @@
-//! `bugbridge replay [--ruleset R] [--events FILE] TRACE`: re-infer a sensor trace into
+//! `bugbridge replay [--ruleset R] [--koedem-promotion grab|announce] [--events FILE] TRACE`: re-infer a sensor trace into
 //! BPGN on stdout; with `--events`, the decisions as JSON lines in the order they were made.
 
 use std::collections::BTreeMap;
@@ -13,7 +13,11 @@ use crate::publish;
 use crate::rules::{ByBoard, RulesetName};
 use crate::sensor::decode_trace;
 
-use super::check::parse_ruleset;
+use super::check::{parse_koedem_promotion, parse_ruleset};
+use crate::config::KoedemPromotion;
+use crate::rules::notation::variant::{
+    ANNOUNCE_PROMOTION, PROMOTION_TAG, promotion_by_grab_of, rules_with_promotion,
+};
 
 /// Arguments of `replay`.
 #[derive(Debug, Args)]
@@ -21,6 +25,10 @@ pub struct ReplayArgs {
     /// The ruleset (default: the trace's `meta`, else fide).
     #[arg(long, value_parser = parse_ruleset)]
     pub ruleset: Option<RulesetName>,
+    /// How Koedem games promote: grab or announce (default: the `Promotion` tag of the
+    /// trace's `meta`, else grab).
+    #[arg(long, value_name = "grab|announce", value_parser = parse_koedem_promotion)]
+    pub koedem_promotion: Option<KoedemPromotion>,
     /// Write every decision (moves, alerts, corrections, ends) as JSON lines to this file.
     #[arg(long, value_name = "FILE")]
     pub events: Option<PathBuf>,
@@ -84,6 +92,20 @@ fn split_torn_tail(text: &str) -> (&str, Option<TornTail>) {
 /// A torn last line is not an error: it is left out and reported in
 /// [`Replayed::torn_tail`].
 pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed, String> {
+    replay_text_with(text, ruleset, None)
+}
+
+/// As [`replay_text`], with Koedem's promotion rule given (`Some(true)` grab, `Some(false)`
+/// announce) or, for `None`, read from the `Promotion` tag of the trace's `meta`.
+///
+/// # Errors
+///
+/// As [`replay_text`], and an unknown `Promotion` tag value.
+pub fn replay_text_with(
+    text: &str,
+    ruleset: Option<RulesetName>,
+    promotion_by_grab: Option<bool>,
+) -> Result<Replayed, String> {
     let (text, torn_tail) = split_torn_tail(text);
     let (meta, events, unknown_actions) = decode_trace(text).map_err(|e| e.to_string())?;
     let ruleset = match (ruleset, &meta.ruleset) {
@@ -98,8 +120,16 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
             .iter()
             .any(|(_, e)| matches!(e, SensorEvent::Clock { board, .. } if *board == b))
     };
+    let tagged = match meta.tags.get(PROMOTION_TAG) {
+        Some(value) if ruleset == RulesetName::Koedem => Some(
+            promotion_by_grab_of(value)
+                .ok_or_else(|| format!("line 1: meta: unknown {PROMOTION_TAG} {value:?}"))?,
+        ),
+        _ => None,
+    };
+    let rules = rules_with_promotion(ruleset, promotion_by_grab.or(tagged));
     let config = InferConfig {
-        ruleset: ruleset.ruleset(),
+        ruleset: rules,
         clock: ByBoard::new_with(has_clock),
         ..InferConfig::default()
     };
@@ -111,6 +141,11 @@ pub fn replay_text(text: &str, ruleset: Option<RulesetName>) -> Result<Replayed,
     if let Some(variant) = crate::rules::notation::variant::variant_of(ruleset) {
         tags.entry("Variant".into())
             .or_insert_with(|| variant.into());
+        if rules.promotion_by_grab {
+            tags.remove(PROMOTION_TAG);
+        } else {
+            tags.insert(PROMOTION_TAG.into(), ANNOUNCE_PROMOTION.into());
+        }
     }
     let mut game = match &meta.setup {
         Some(fen) => Match::from_setup("replay", tags, config, fen)
@@ -151,7 +186,8 @@ pub(super) fn run(args: ReplayArgs) -> u8 {
         eprintln!("{file}: the trace holds no sensor events: nothing to replay, no BPGN written");
         return 1;
     }
-    let replayed = match replay_text(&text, args.ruleset) {
+    let promotion = args.koedem_promotion.map(|p| p == KoedemPromotion::Grab);
+    let replayed = match replay_text_with(&text, args.ruleset, promotion) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("{file}: {e}");

@@ -25,7 +25,11 @@
 //!   move was already published), and the game takes the piece off the other board, gives
 //!   the pawn to the player whose piece was grabbed and makes the promoted piece a real one;
 //! - a promotion nothing was grabbed for when the window closes stays recorded as played
-//!   and is alerted as an illegal move (`bad-promotion`).
+//!   and is alerted as an illegal move (`bad-promotion`) — unless the other board is in a
+//!   link gap: the grab may have been made there unseen, so the promotion waits for the
+//!   gap (flagged `grab-pending`, a window again each time it would close) and is alerted
+//!   only once the board is seen again without the grab. Likewise while the other board
+//!   holds its events back for a drop waiting for its piece (the lift may be among them).
 //!
 //! With the "announce piece" rule (`promotion_by_grab` off) none of this runs.
 
@@ -339,6 +343,11 @@ impl Inferrer {
             }
             None => {
                 self.grabs.pending.push(grab);
+                // The other board is silent: the grab may be made there unseen.
+                if self.in_gap(board.other()) {
+                    self.record[index].flags.grab_pending = true;
+                    return true;
+                }
                 changed
             }
         }
@@ -412,6 +421,13 @@ impl Inferrer {
             let Some(index) = self.entry_index(p.board, p.number, p.side) else {
                 continue;
             };
+            if self.tracks[p.board.other()].deferred.is_some() {
+                // The other board holds its events back (a drop waits for its piece,
+                // maybe the very pawn this grab hands over): the grabbed piece's lift may
+                // be among them. The grab is decided once they are seen.
+                self.grabs.pending.push(p);
+                continue;
+            }
             let pressed = self.record[index].t;
             let span = (pressed.min(p.put), pressed);
             if let Some(c) = self.take_candidate(p.board.other(), p.piece, span, window, true) {
@@ -419,6 +435,18 @@ impl Inferrer {
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
+            if self.in_gap(p.board.other()) {
+                // The other board is silent (its link down, or back but not bridged): the
+                // grab may well have been made there. The promotion waits for its gap, a
+                // whole window again from now, and says so; no alert before it is known.
+                self.record[index].flags.grab_pending = true;
+                self.grabs.pending.push(PendingGrab {
+                    deadline: t.saturating_add(window),
+                    ..p
+                });
+                continue;
+            }
+            self.record[index].flags.grab_pending = false;
             let reason = IllegalReason::BadPromotion;
             self.record[index].legality = Legality::Illegal(reason);
             let e = &self.record[index];
@@ -569,6 +597,7 @@ impl Inferrer {
             entry.san = san.with_grab(sq).to_string();
         }
         if let Some(sq) = sq {
+            entry.flags.grab_pending = false;
             self.tracks[entry.board.other()].missing_ok.discard(sq);
         }
         self.replay_record();

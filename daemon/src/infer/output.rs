@@ -26,6 +26,9 @@ pub struct MoveFlags {
     /// A drop of a piece not yet in hand while the other board was silent: held pending
     /// on that board's gap (settled when it is bridged).
     pub gap_pending: bool,
+    /// A Koedem grab promotion whose grabbed piece was not seen leaving the other board
+    /// while that board's link was down: it waits for that board's gap (no alert yet).
+    pub grab_pending: bool,
     /// The press came before the piece was put down (the move completed afterwards).
     pub late_put: bool,
     /// The premature drop was committed without the piece in hand; a later capture settled
@@ -108,6 +111,7 @@ impl MoveFlags {
             (self.gap_ambiguous, "ambiguous"),
             (self.time_estimated, "time-estimated"),
             (self.gap_pending, "pending-on-gap"),
+            (self.grab_pending, "grab-pending"),
             (self.promotion_not_shown, "promotion-not-shown"),
             (self.no_clock, "no-clock"),
             (self.late_put, "late-put"),

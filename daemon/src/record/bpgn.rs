@@ -46,6 +46,9 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
     if e.flags.gap_pending {
         notes.push("drop pending on the other board's lost connection");
     }
+    if e.flags.grab_pending {
+        notes.push("grab pending on the other board's lost connection");
+    }
     notes
         .into_iter()
         .map(|n| Annotation::Comment(n.to_owned()))
