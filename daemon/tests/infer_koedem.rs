@@ -760,3 +760,14 @@ fn random_koedem_games_round_trip_exactly_on_noisy() {
 fn random_koedem_games_round_trip_on_faults() {
     run(Profile::Faults);
 }
+
+/// A promotion on board B grabs a knight from board A while A's link is down; A comes
+/// back with the knight gone and a pawn dropped (the pawn the grab handed over). No
+/// sequence of plies explains A until the waiting grab is paired with the square that
+/// lost its knight; then the gap is bridged and every move comes back.
+#[test]
+fn a_grab_from_a_board_whose_link_is_down_is_paired_when_it_comes_back() {
+    let rules = RulesetName::Koedem.ruleset();
+    let game = random_game(169, 120, rules);
+    assert!(matches!(round_trip(&game, Profile::Faults, 2169), Ok(true)));
+}

@@ -470,6 +470,40 @@ impl Inferrer {
         }
     }
 
+    /// `board` is back from a link gap that no sequence of plies explains: a promotion
+    /// of the other board waiting for its grab may have taken its piece from this board
+    /// unseen. When exactly one square lost such a piece, the grab is paired there (a
+    /// correction), and the gap can be searched again from the position after it.
+    pub(crate) fn grab_from_gap(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        if !self.grabs_on() {
+            return false;
+        }
+        let committed = self.game.board(board).board();
+        let physical = self.tracks[board].physical;
+        let found = self
+            .grabs
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.board == board.other())
+            .find_map(|(i, p)| {
+                (committed.by_piece(p.piece) - physical.by_piece(p.piece))
+                    .single()
+                    .map(|sq| (i, sq))
+            });
+        let Some((i, sq)) = found else {
+            return false;
+        };
+        let grab = self.grabs.pending.remove(i);
+        self.pair_quietly_corrected(t, grab, sq, out);
+        true
+    }
+
     /// Tries the pending grabs again (a move committed may have settled which lift was
     /// the grab).
     fn retry_pending_grabs(&mut self, now: u64, out: &mut Vec<Inference>) {

@@ -184,14 +184,18 @@ impl Inferrer {
         if gap.tried == Some(key) {
             return false;
         }
-        let from = self.game.board(board);
         let found = search(&GapQuery {
-            from,
+            from: self.game.board(board),
             target: &physical,
             turn: None,
             max_plies: self.config.gap_max_plies,
             node_budget: self.config.gap_node_budget,
         });
+        if found.sequences.is_empty() && self.grab_from_gap(board, at.end.t, out) {
+            // Koedem: a grab from this board during its gap explains a piece gone.
+            return self.try_bridge(board, at, out);
+        }
+        let from = self.game.board(board);
         let mut sequences = found.sequences;
         let plies = sequences.first().map_or(0, Vec::len);
         let shows_turn = if plies.is_multiple_of(2) {
