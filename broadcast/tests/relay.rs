@@ -738,3 +738,78 @@ async fn the_consoles_alerts_survive_every_relay_restarting_through_the_retained
         running.stop().await;
     }
 }
+
+/// Reads from `socket` until `text` has arrived (or the peer closed), returning all read.
+async fn read_until(socket: &mut tokio::net::TcpStream, text: &str) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&got).contains(text) {
+        let n = tokio::time::timeout(LIMIT, socket.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_relay_server_streams_over_tcp_and_its_shutdown_ends_open_streams() {
+    use tokio::io::AsyncWriteExt;
+    let broker = broker();
+    let (relay_view, relay_loop) = relay(broker, "relay-tcp", Duration::ZERO);
+    let (hub, table_loop) = table(broker, "tcp");
+    hub.publish("tcp", tagged(1, "1", "1")).unwrap();
+    settled(&relay_view, |r| seq_of(r, "tcp") == 1).await;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(relay::http::serve(
+        listener,
+        relay_view.clone(),
+        HttpOptions::default(),
+        async {
+            let _ = stopped.await;
+        },
+    ));
+
+    let mut viewer = tokio::net::TcpStream::connect(addr).await.unwrap();
+    viewer
+        .write_all(b"GET /api/matches/tcp/stream HTTP/1.1\r\nHost: relay\r\n\r\n")
+        .await
+        .unwrap();
+    let head = read_until(&mut viewer, "id: 1\nevent: state").await;
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.contains("text/event-stream"), "{head}");
+    hub.publish("tcp", tagged(2, "1", "1")).unwrap();
+    let live = read_until(&mut viewer, "id: 2\ndata:").await;
+    assert!(live.contains("id: 2\ndata:"), "{live}");
+
+    // A plain request on a second connection is answered while the stream stays open.
+    let mut other = tokio::net::TcpStream::connect(addr).await.unwrap();
+    other
+        .write_all(b"GET /api/matches HTTP/1.1\r\nHost: relay\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let listing = read_until(&mut other, "\"tcp\"").await;
+    assert!(listing.starts_with("HTTP/1.1 200"), "{listing}");
+
+    // Shutdown ends the open stream (the chunked body's last chunk, then the close) and
+    // the server returns.
+    stop.send(()).unwrap();
+    let rest = read_until(&mut viewer, "\r\n0\r\n\r\n").await;
+    assert!(rest.ends_with("0\r\n\r\n"), "{rest:?}");
+    tokio::time::timeout(LIMIT, server)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+
+    table_loop.stop().await;
+    relay_loop.stop().await;
+}

@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -83,6 +84,11 @@ pub fn router(relay: Relay, opts: HttpOptions) -> Router {
 /// Serves [`router`] on `listener` until `shutdown` completes, then ends the open streams
 /// and waits for the requests in flight.
 ///
+/// HTTP/1.1 only (a load balancer in front speaks it to the relays): each open connection,
+/// thousands of them SSE viewers, then holds one HTTP/1 connection state and not the
+/// HTTP/1-or-2 detection and HTTP/2 state of a general server, which is most of a relay's
+/// memory with many viewers.
+///
 /// # Errors
 ///
 /// An I/O error of the listener.
@@ -93,12 +99,60 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = router(relay.clone(), opts);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            relay.close();
-        })
-        .await
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1.timer(hyper_util::rt::TokioTimer::new());
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    // Every connection's task holds a clone; `recv` returning `None` means all have ended.
+    let (alive_tx, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
+    tokio::pin!(shutdown);
+    loop {
+        let (socket, _peer) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                // Out of descriptors or a connection reset before it was taken: the next
+                // accept may well succeed, the listener itself is fine.
+                Err(e) if is_connection_error(&e) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "relay HTTP accept failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = socket.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = http1.serve_connection(hyper_util::rt::TokioIo::new(socket), service);
+        let mut stop = stop_rx.clone();
+        let alive = alive_tx.clone();
+        tokio::spawn(async move {
+            let _alive = alive;
+            tokio::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                // Only ever set once, to `true`, after this task was spawned.
+                _ = stop.changed() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    relay.close();
+    stop_tx.send_replace(true);
+    drop(alive_tx);
+    let _ = alive_rx.recv().await;
+    Ok(())
+}
+
+fn is_connection_error(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::ConnectionReset
+    )
 }
 
 fn given_tokens<'a>(headers: &'a HeaderMap, query: Option<&'a str>) -> Vec<&'a str> {

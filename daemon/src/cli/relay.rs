@@ -96,6 +96,7 @@ pub(super) fn run(args: RelayArgs) -> u8 {
         }
     };
     super::init_logging(&args.log_level, args.json_logs);
+    one_malloc_arena();
     let (relay, relay_loop) = match Relay::new(opts) {
         Ok(pair) => pair,
         Err(e) => {
@@ -138,4 +139,16 @@ pub(super) fn run(args: RelayArgs) -> u8 {
             }
         }
     })
+}
+
+/// Makes every thread allocate from glibc's one main arena. A relay's memory is thousands of
+/// small per-viewer connection states allocated and freed on every worker thread; with an
+/// arena per thread each keeps its own partly used pages, about 10 MiB more at 5,000 viewers,
+/// while the relay's few threads hardly contend for the one lock.
+fn one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before the runtime's threads.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
