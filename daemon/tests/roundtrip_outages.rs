@@ -14,7 +14,8 @@
 //! `cargo test` runs a sample (40 random games, every legal real game once);
 //! `BUGBRIDGE_FULL=1 cargo test --release -p bugbridge --test roundtrip_outages --
 //! --nocapture` runs 500 random games (a number ≥ 500 instead of `1`: that many) and every
-//! legal real game with three seeds, and prints the figures per outage length.
+//! legal real game with three seeds (`BUGBRIDGE_FULL_SEEDS=N`: N seeds), and prints the
+//! figures per outage length.
 
 use std::collections::BTreeMap;
 
@@ -387,7 +388,15 @@ fn random_games_with_link_outages_come_back_move_for_move() {
 
 #[test]
 fn real_games_with_link_outages_come_back_move_for_move() {
-    let seeds = if full() { 3 } else { 1 };
+    let seeds = if full() {
+        std::env::var("BUGBRIDGE_FULL_SEEDS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or(3)
+    } else {
+        1
+    };
     let games = real_games();
     assert!(games.len() >= 10, "only {} legal real games", games.len());
     let mut outcomes = Vec::new();
