@@ -9,7 +9,7 @@ use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Role};
 use super::super::Inferrer;
 use super::super::matcher;
 use super::super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
-use super::search::{GapQuery, search};
+use super::search::{GapQuery, MAX_ALTERNATIVES, search};
 use super::timing::{ClockMark, PressTime, press_times};
 use super::{Gap, LastGap};
 
@@ -207,14 +207,43 @@ impl Inferrer {
         if one_off {
             match at.pressed {
                 Some(x) if plies >= 2 && shows_turn == x => {
-                    let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
-                    for mut s in sequences {
-                        s.pop();
-                        if !unique.contains(&s) {
-                            unique.push(s);
+                    // Each shortest explanation has a piece going out and coming back
+                    // (h3g1 … g1h3): rarely the premove it would have to be. Sequences one
+                    // ply longer that leave the running side to move, with no piece
+                    // coming back, explain it without one.
+                    let longer = if sequences.iter().all(|s| comes_back(s))
+                        && plies < self.config.gap_max_plies
+                    {
+                        let mut l = search(&GapQuery {
+                            from,
+                            target: &physical,
+                            turn: at.running,
+                            max_plies: plies + 1,
+                            node_budget: self.config.gap_node_budget,
+                        });
+                        if l.exhausted || l.sequences.len() >= MAX_ALTERNATIVES {
+                            // Not all of them are known: neither reading is safe. No guess;
+                            // the next press or the end of the grace decides.
+                            self.remember_seen(board, &sequences);
+                            return false;
                         }
+                        l.sequences.retain(|s| !comes_back(s));
+                        (!l.sequences.is_empty()).then_some(l.sequences)
+                    } else {
+                        None
+                    };
+                    if let Some(longer) = longer {
+                        sequences = longer;
+                    } else {
+                        let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
+                        for mut s in sequences {
+                            s.pop();
+                            if !unique.contains(&s) {
+                                unique.push(s);
+                            }
+                        }
+                        sequences = unique;
                     }
-                    sequences = unique;
                 }
                 // After the grace with no press: one ply more, leaving the running side
                 // to move, is the gap when it supplies the other board's drops that
@@ -726,6 +755,19 @@ fn same_squares(a: &[Move], b: &[Move]) -> bool {
         k
     };
     key(a) == key(b)
+}
+
+/// Whether a piece moves back to a square its side's piece left earlier in the sequence
+/// (a drop there is a new piece, not one coming back).
+fn comes_back(seq: &[Move]) -> bool {
+    seq.iter().enumerate().any(|(i, a)| {
+        a.from().is_some_and(|from| {
+            seq.iter()
+                .skip(i + 2)
+                .step_by(2)
+                .any(|b| b.from().is_some() && b.to() == from)
+        })
+    })
 }
 
 /// Whether a piece comes back to a square its side left earlier in the sequence (a
