@@ -24,7 +24,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
@@ -35,18 +35,20 @@ use bugbridge_broadcast::{Hub, HubOptions, Update};
 use bugbridge_tests::game::{DEMO_GAME, ExpectedMove, TestGame};
 use bugbridge_tests::temp::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::Notify;
 
 const TABLES: usize = 100;
 const MATCH_VIEWERS: usize = 9_000;
 const PAGE_VIEWERS: usize = 1_000;
 const PLY_EVERY: Duration = Duration::from_millis(1200);
-const WARM_UP: Duration = Duration::from_secs(8);
-const MEASURE: Duration = Duration::from_secs(20);
+/// Plies measured per table (about 19 s at one ply every 1.2 s).
+const MEASURE_PLIES: u64 = 16;
 /// The daemon-alone comparison: the viewers of one table as the relays have them (90),
 /// then a crowd on one board.
 const DAEMON_VIEWERS: [usize; 2] = [90, 1_000];
-const DAEMON_WARM_UP: Duration = Duration::from_secs(3);
-const DAEMON_MEASURE: Duration = Duration::from_secs(12);
+const DAEMON_MEASURE_PLIES: u64 = 10;
+/// How long the viewers may take to connect before the run is called failed.
+const CONNECT_BOUND: Duration = Duration::from_secs(120);
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -149,11 +151,31 @@ struct Clock {
     start: Instant,
     published: Vec<RwLock<Vec<u64>>>,
     seq: Vec<AtomicU64>,
+    /// Woken at every publish of every table.
+    ticked: Notify,
 }
 
 impl Clock {
     fn micros(&self) -> u64 {
         u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+
+    /// Plies published by all tables so far.
+    fn plies(&self) -> u64 {
+        self.seq.iter().map(|s| s.load(Ordering::Relaxed)).sum()
+    }
+
+    /// Waits until the tables have published `n` plies more than `from`.
+    async fn published_beyond(&self, from: u64, n: u64) {
+        loop {
+            let ticked = self.ticked.notified();
+            tokio::pin!(ticked);
+            ticked.as_mut().enable();
+            if self.plies() >= from + n {
+                return;
+            }
+            ticked.await;
+        }
     }
 }
 
@@ -278,6 +300,7 @@ async fn table(
             published[usize::try_from(seq).unwrap_or(0)] = clock.micros();
         }
         clock.seq[i].store(seq, Ordering::Relaxed);
+        clock.ticked.notify_waiters();
         let _ = hub.publish(
             &id,
             Update {
@@ -294,6 +317,35 @@ type Samples = Arc<Mutex<Vec<u64>>>;
 /// Viewers whose stream answered, and viewers that could not connect.
 static STREAMING: AtomicU64 = AtomicU64::new(0);
 static FAILED: AtomicU64 = AtomicU64::new(0);
+/// Woken when a viewer is counted in either.
+static SETTLED: LazyLock<Notify> = LazyLock::new(Notify::new);
+
+/// Counts a viewer as streaming or failed.
+fn settle(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+    SETTLED.notify_waiters();
+}
+
+/// Waits until `expected` viewers in all are streaming or have failed.
+async fn viewers_settled(expected: u64) {
+    let settled = async {
+        loop {
+            let woken = SETTLED.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if STREAMING.load(Ordering::Relaxed) + FAILED.load(Ordering::Relaxed) >= expected {
+                return;
+            }
+            woken.await;
+        }
+    };
+    if tokio::time::timeout(CONNECT_BOUND, settled).await.is_err() {
+        panic!(
+            "{} of {expected} viewers connected within {CONNECT_BOUND:?}",
+            STREAMING.load(Ordering::Relaxed) + FAILED.load(Ordering::Relaxed)
+        );
+    }
+}
 
 /// One SSE viewer: reads `path` on `addr`, and for each event (match stream: `id: N` frames
 /// without `event:`; tournament stream: `table` frames) records the latency from its
@@ -307,12 +359,13 @@ async fn viewer(
     measuring: Arc<std::sync::atomic::AtomicBool>,
 ) {
     let Ok(mut stream) = tokio::net::TcpStream::connect(addr).await else {
-        FAILED.fetch_add(1, Ordering::Relaxed);
+        settle(&FAILED);
         return;
     };
     let request =
         format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
     if stream.write_all(request.as_bytes()).await.is_err() {
+        settle(&FAILED);
         return;
     }
     let mut buf = vec![0u8; 16 * 1024];
@@ -327,7 +380,7 @@ async fn viewer(
             Ok(n) => n,
         };
         if pending.is_empty() && !std::mem::replace(&mut counted, true) {
-            STREAMING.fetch_add(1, Ordering::Relaxed);
+            settle(&STREAMING);
         }
         let now = clock.micros();
         pending.extend_from_slice(&buf[..n]);
@@ -385,6 +438,9 @@ async fn viewer(
         if !local.is_empty() {
             samples.lock().expect("not poisoned").append(&mut local);
         }
+    }
+    if !counted {
+        settle(&FAILED);
     }
     samples.lock().expect("not poisoned").append(&mut local);
 }
@@ -458,6 +514,7 @@ async fn bench() {
         start: Instant::now(),
         published: (0..TABLES).map(|_| RwLock::new(Vec::new())).collect(),
         seq: (0..TABLES).map(|_| AtomicU64::new(0)).collect(),
+        ticked: Notify::new(),
     });
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     for i in 0..TABLES {
@@ -511,21 +568,25 @@ async fn bench() {
          two relays (connections opened in {:.1} s)",
         connect_start.elapsed().as_secs_f64()
     );
-    tokio::time::sleep(WARM_UP).await;
+    viewers_settled((MATCH_VIEWERS + PAGE_VIEWERS) as u64).await;
     println!(
-        "viewers streaming after the warm-up: {} (connections refused: {})",
+        "viewers streaming: {} (connections refused: {})",
         STREAMING.load(Ordering::Relaxed),
         FAILED.load(Ordering::Relaxed)
     );
     let cpu_before = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     measuring.store(true, Ordering::Relaxed);
-    tokio::time::sleep(MEASURE).await;
+    let measured = Instant::now();
+    clock
+        .published_beyond(clock.plies(), MEASURE_PLIES * TABLES as u64)
+        .await;
     measuring.store(false, Ordering::Relaxed);
+    let measured = measured.elapsed();
     let cpu_after = [cpu_ticks(relay_a.0.id()), cpu_ticks(relay_b.0.id())];
     percentiles("publish -> match viewer", &match_samples);
     let share = |i: usize| {
         let ticks = cpu_after[i].saturating_sub(cpu_before[i]) as f64;
-        100.0 * ticks / clock_ticks_per_second() as f64 / MEASURE.as_secs_f64()
+        100.0 * ticks / clock_ticks_per_second() as f64 / measured.as_secs_f64()
     };
     println!(
         "relay CPU over the measurement: A {:.0} %, B {:.0} % of one core",
@@ -600,10 +661,12 @@ async fn daemon_alone(game: &Arc<TestGame>, viewers: usize) {
         start: Instant::now(),
         published: vec![RwLock::new(Vec::new())],
         seq: vec![AtomicU64::new(0)],
+        ticked: Notify::new(),
     });
     tokio::spawn(table(0, None, hub, game.clone(), clock.clone(), stop_rx));
     let measuring = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let samples: Samples = Arc::default();
+    let before = STREAMING.load(Ordering::Relaxed) + FAILED.load(Ordering::Relaxed);
     for _ in 0..viewers {
         tokio::spawn(viewer(
             addr,
@@ -614,9 +677,11 @@ async fn daemon_alone(game: &Arc<TestGame>, viewers: usize) {
             measuring.clone(),
         ));
     }
-    tokio::time::sleep(DAEMON_WARM_UP).await;
+    viewers_settled(before + viewers as u64).await;
     measuring.store(true, Ordering::Relaxed);
-    tokio::time::sleep(DAEMON_MEASURE).await;
+    clock
+        .published_beyond(clock.plies(), DAEMON_MEASURE_PLIES)
+        .await;
     measuring.store(false, Ordering::Relaxed);
     percentiles(
         &format!("daemon alone, one table, {viewers} viewers: publish -> viewer"),
