@@ -1,44 +1,25 @@
 //! The hard cases of OTB e-board play, one test each (named after the case), and
 //! one test per illegal-move reason: the alert at the right move, and the game going on.
 //!
-//! Traces are written with a small builder: `lift(A, "e2")`, `put(A, "e4", 'P')`,
-//! `press(A)`, `play(A, "e2e4")` (lift, put, press), each advancing the trace time.
+//! Traces are written with the builder of `support/sensor_table.rs`: `lift(A, "e2")`,
+//! `put(A, "e4", 'P')`, `press(A)`, `play(A, "e2e4")` (lift, put, press), each advancing
+//! the trace time.
 
-use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, OperatorAction, SensorEvent};
+use bugbridge::infer::{AlertCode, InferConfig, Inference, OperatorAction, SensorEvent};
 use bugbridge::rules::notation::parse_bfen;
 use bugbridge::rules::{
-    BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, IllegalReason, MatchResult, Move,
-    Piece, Role, Ruleset, Square, Team, castle_king_target, castle_rook_target,
+    BoardId, BughouseGame, ByBoard, Color, EndReason, IllegalReason, MatchResult, Move, Role,
+    Ruleset, Team,
 };
 
 const A: BoardId = BoardId::A;
 const B: BoardId = BoardId::B;
 
-fn sq(s: &str) -> Square {
-    s.parse().expect("square")
-}
-
-fn piece(c: char) -> Piece {
-    Piece::from_char(c).expect("piece letter")
-}
-
-/// A table with two boards and their clocks, fed event by event.
-struct Table {
-    inf: Inferrer,
-    t: u64,
-    out: Vec<Inference>,
-    clocks: ByBoard<ByColor<f64>>,
-    running: ByBoard<Option<Color>>,
-    rotated: ByBoard<bool>,
-    /// A silent board's placement, side to move and the seconds its clocks lose.
-    pending_gap: Option<(BoardId, bugbridge::rules::Board, Color, (f64, f64))>,
-}
+#[path = "support/sensor_table.rs"]
+mod sensor_table;
+use sensor_table::{Table, piece, sq};
 
 impl Table {
-    fn new() -> Table {
-        Table::with(InferConfig::default(), None, ByBoard::default())
-    }
-
     fn from_bfen(bfen: &str) -> Table {
         let fens = parse_bfen(bfen, Ruleset::default()).expect("bfen");
         let game = BughouseGame::from_positions(
@@ -47,176 +28,6 @@ impl Table {
             Ruleset::default(),
         );
         Table::with(InferConfig::default(), Some(game), ByBoard::default())
-    }
-
-    fn with(config: InferConfig, start: Option<BughouseGame>, rotated: ByBoard<bool>) -> Table {
-        let game = start
-            .clone()
-            .unwrap_or_else(|| BughouseGame::new(config.ruleset));
-        let mut table = Table {
-            inf: Inferrer::new(config, start),
-            t: 0,
-            out: Vec::new(),
-            clocks: ByBoard::new_with(|_| ByColor {
-                white: 180.0,
-                black: 180.0,
-            }),
-            running: ByBoard::default(),
-            rotated,
-            pending_gap: None,
-        };
-        for b in BoardId::ALL {
-            let mut placement = *game.board(b).board();
-            if rotated[b] {
-                placement = placement.rotate_180();
-            }
-            table.feed(SensorEvent::Snapshot {
-                board: b,
-                placement,
-            });
-        }
-        for b in BoardId::ALL {
-            if config.clock[b] {
-                table.running[b] = Some(game.board(b).turn());
-                table.clock_event(b);
-            }
-        }
-        table
-    }
-
-    fn feed(&mut self, ev: SensorEvent) {
-        let out = self.inf.observe(self.t, &ev);
-        self.out.extend(out);
-    }
-
-    fn clock_event(&mut self, b: BoardId) {
-        let c = self.clocks[b];
-        self.feed(SensorEvent::Clock {
-            board: b,
-            white: c.white,
-            black: c.black,
-            running: self.running[b],
-        });
-    }
-
-    fn wait(&mut self, ms: u64) -> &mut Table {
-        self.t += ms;
-        let out = self.inf.tick(self.t);
-        self.out.extend(out);
-        self
-    }
-
-    fn square(&mut self, b: BoardId, s: &str, p: Option<Piece>) -> &mut Table {
-        self.t += 150;
-        let mut s = sq(s);
-        if self.rotated[b] {
-            s = s.rotate_180();
-        }
-        self.feed(SensorEvent::Square {
-            board: b,
-            sq: s,
-            piece: p,
-        });
-        self
-    }
-
-    fn lift(&mut self, b: BoardId, s: &str) -> &mut Table {
-        self.square(b, s, None)
-    }
-
-    fn put(&mut self, b: BoardId, s: &str, p: char) -> &mut Table {
-        self.square(b, s, Some(piece(p)))
-    }
-
-    /// The player whose clock runs presses it.
-    fn press(&mut self, b: BoardId) -> &mut Table {
-        self.t += 200;
-        let mover = self.running[b].unwrap_or(Color::White);
-        self.clocks[b][mover] -= 3.0;
-        self.running[b] = Some(mover.other());
-        self.clock_event(b);
-        self
-    }
-
-    /// Lift/put for a move of the game (found by its UCI text among all moves a piece
-    /// could make), then the press.
-    fn play(&mut self, b: BoardId, uci: &str) -> &mut Table {
-        let pos = self.inf.game().board(b).clone();
-        let m = pos
-            .legal_moves()
-            .into_iter()
-            .find(|m| m.uci() == uci)
-            .unwrap_or_else(|| panic!("{uci} is not legal on {b}"));
-        self.hands(b, &m);
-        self.press(b)
-    }
-
-    /// The readings of `m` made the plain way (no press).
-    fn hands(&mut self, b: BoardId, m: &Move) -> &mut Table {
-        let pos = self.inf.game().board(b).clone();
-        let color = pos.mover(m);
-        match *m {
-            Move::Normal {
-                from,
-                to,
-                capture,
-                promotion,
-                ..
-            } => {
-                let p = match promotion {
-                    Some(r) => r.of(color),
-                    None => self.inf.physical(b).piece_at(from).expect("piece"),
-                };
-                self.lift(b, &from.to_string());
-                if capture.is_some() {
-                    self.lift(b, &to.to_string());
-                }
-                self.square(b, &to.to_string(), Some(p));
-            }
-            Move::EnPassant { from, to } => {
-                let victim = Square::from_coords(to.file(), from.rank());
-                self.lift(b, &from.to_string());
-                self.square(b, &to.to_string(), Some(Role::Pawn.of(color)));
-                self.lift(b, &victim.to_string());
-            }
-            Move::Castle { king, rook } => {
-                self.lift(b, &king.to_string());
-                self.square(
-                    b,
-                    &castle_king_target(king, rook).to_string(),
-                    Some(Role::King.of(color)),
-                );
-                self.lift(b, &rook.to_string());
-                self.square(
-                    b,
-                    &castle_rook_target(king, rook).to_string(),
-                    Some(Role::Rook.of(color)),
-                );
-            }
-            Move::Drop { piece, to } => {
-                self.square(b, &to.to_string(), Some(piece));
-            }
-        }
-        self
-    }
-
-    fn moves(&self) -> Vec<String> {
-        self.inf
-            .record()
-            .iter()
-            .map(|e| format!("{}:{}", e.board, e.mv.uci()))
-            .collect()
-    }
-
-    fn last_move(&self) -> String {
-        self.moves().last().cloned().unwrap_or_default()
-    }
-
-    fn alerts(&self, code: AlertCode) -> usize {
-        self.out
-            .iter()
-            .filter(|i| matches!(i, Inference::Alert(a) if a.code == code))
-            .count()
     }
 
     /// The illegal-move alerts: (board, number, side, reason).
@@ -233,10 +44,6 @@ impl Table {
                 _ => None,
             })
             .collect()
-    }
-
-    fn outputs_since(&self, n: usize) -> &[Inference] {
-        &self.out[n..]
     }
 }
 

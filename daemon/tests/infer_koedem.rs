@@ -13,8 +13,8 @@ use bugbridge::infer::{AlertCode, InferConfig, Inference, Inferrer, SensorEvent}
 use bugbridge::publish;
 use bugbridge::rules::notation::parse_bfen;
 use bugbridge::rules::{
-    BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, IllegalReason, MatchResult, Piece,
-    Role, RulesetName, Square, Team,
+    BoardId, BughouseGame, ByBoard, Color, EndReason, IllegalReason, MatchResult, Role,
+    RulesetName, Team,
 };
 use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
 use bugbridge_broadcast::wire;
@@ -22,134 +22,42 @@ use bugbridge_broadcast::wire;
 const A: BoardId = BoardId::A;
 const B: BoardId = BoardId::B;
 
-fn sq(s: &str) -> Square {
-    s.parse().expect("square")
-}
+#[path = "support/sensor_table.rs"]
+mod sensor_table;
+use sensor_table::{Table, piece, sq};
 
-fn piece(c: char) -> Piece {
-    Piece::from_char(c).expect("piece letter")
-}
-
-/// Two boards with clocks under Koedem's rules, fed event by event.
-struct Table {
-    inf: Inferrer,
-    t: u64,
-    out: Vec<Inference>,
-    clocks: ByBoard<ByColor<f64>>,
-    running: ByBoard<Option<Color>>,
-    /// Fischer increment added to the mover's clock at each press.
-    increment: f64,
+/// Two boards with clocks under Koedem's rules.
+fn koedem_table(bfen: &str) -> Table {
+    let rules = RulesetName::Koedem.ruleset();
+    let fens = parse_bfen(bfen, rules).expect("bfen");
+    let mut game = BughouseGame::from_positions(fens.a.position, fens.b.position, rules);
+    // The rest of two full sets waits in board B's holdings, so the material audit has
+    // nothing to say about the test positions themselves.
+    if let Err(m) = game.material_audit() {
+        for (color, role, have, want) in m.differences {
+            assert!(
+                role != Role::King && have < want,
+                "test position: {color} {role}s"
+            );
+            for _ in have..want {
+                game.board_mut(B).pockets_mut()[color].add(role);
+            }
+        }
+    }
+    let config = InferConfig {
+        ruleset: rules,
+        ..InferConfig::default()
+    };
+    Table::with(config, Some(game), ByBoard::default())
 }
 
 impl Table {
-    fn from_bfen(bfen: &str) -> Table {
-        let rules = RulesetName::Koedem.ruleset();
-        let fens = parse_bfen(bfen, rules).expect("bfen");
-        let mut game = BughouseGame::from_positions(fens.a.position, fens.b.position, rules);
-        // The rest of two full sets waits in board B's holdings, so the material audit has
-        // nothing to say about the test positions themselves.
-        if let Err(m) = game.material_audit() {
-            for (color, role, have, want) in m.differences {
-                assert!(
-                    role != Role::King && have < want,
-                    "test position: {color} {role}s"
-                );
-                for _ in have..want {
-                    game.board_mut(B).pockets_mut()[color].add(role);
-                }
-            }
-        }
-        let config = InferConfig {
-            ruleset: rules,
-            ..InferConfig::default()
-        };
-        let mut table = Table {
-            inf: Inferrer::new(config, Some(game.clone())),
-            t: 0,
-            out: Vec::new(),
-            clocks: ByBoard::new_with(|_| ByColor {
-                white: 180.0,
-                black: 180.0,
-            }),
-            running: ByBoard::default(),
-            increment: 0.0,
-        };
-        for b in BoardId::ALL {
-            table.feed(SensorEvent::Snapshot {
-                board: b,
-                placement: *game.board(b).board(),
-            });
-        }
-        for b in BoardId::ALL {
-            table.running[b] = Some(game.board(b).turn());
-            table.clock_event(b);
-        }
-        table
-    }
-
-    fn feed(&mut self, ev: SensorEvent) {
-        let out = self.inf.observe(self.t, &ev);
-        self.out.extend(out);
-    }
-
-    fn clock_event(&mut self, b: BoardId) {
-        let c = self.clocks[b];
-        self.feed(SensorEvent::Clock {
-            board: b,
-            white: c.white,
-            black: c.black,
-            running: self.running[b],
-        });
-    }
-
-    fn wait(&mut self, ms: u64) -> &mut Table {
-        self.t += ms;
-        let out = self.inf.tick(self.t);
-        self.out.extend(out);
-        self
-    }
-
-    fn square(&mut self, b: BoardId, s: &str, p: Option<Piece>) -> &mut Table {
-        self.t += 150;
-        self.feed(SensorEvent::Square {
-            board: b,
-            sq: sq(s),
-            piece: p,
-        });
-        self
-    }
-
-    fn lift(&mut self, b: BoardId, s: &str) -> &mut Table {
-        self.square(b, s, None)
-    }
-
-    fn put(&mut self, b: BoardId, s: &str, p: char) -> &mut Table {
-        self.square(b, s, Some(piece(p)))
-    }
-
-    /// The player whose clock runs presses it.
-    fn press(&mut self, b: BoardId) -> &mut Table {
-        self.t += 200;
-        let mover = self.running[b].unwrap_or(Color::White);
-        self.clocks[b][mover] += self.increment - 3.0;
-        self.running[b] = Some(mover.other());
-        self.clock_event(b);
-        self
-    }
-
     fn sans(&self) -> Vec<String> {
         self.inf
             .record()
             .iter()
             .map(|e| format!("{}:{}", e.board, e.san))
             .collect()
-    }
-
-    fn alerts(&self, code: AlertCode) -> usize {
-        self.out
-            .iter()
-            .filter(|i| matches!(i, Inference::Alert(a) if a.code == code))
-            .count()
     }
 
     fn any_alert(&self) -> Vec<String> {
@@ -189,7 +97,7 @@ const KING_CAPTURE: &str = "8/8/8/8/1B6/8/3k4/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP
 
 #[test]
 fn king_captured_and_dropped_at_once() {
-    let mut t = Table::from_bfen(KING_CAPTURE);
+    let mut t = koedem_table(KING_CAPTURE);
     // Black's second king on A is taken: it goes to Black on B, who drops it at once.
     t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
     assert_eq!(t.sans(), ["A:Bxd2"]);
@@ -210,7 +118,7 @@ fn king_captured_and_dropped_at_once() {
 
 #[test]
 fn king_not_dropped_when_it_must_be_is_alerted_and_the_game_goes_on() {
-    let mut t = Table::from_bfen(KING_CAPTURE);
+    let mut t = koedem_table(KING_CAPTURE);
     t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
     // Black on B plays a pawn instead of dropping the king.
     t.lift(B, "a7").put(B, "a6", 'p').press(B);
@@ -228,7 +136,7 @@ fn king_not_dropped_when_it_must_be_is_alerted_and_the_game_goes_on() {
 
 #[test]
 fn published_events_carry_the_king_capture_its_hand_over_and_the_alert() {
-    let mut t = Table::from_bfen(KING_CAPTURE);
+    let mut t = koedem_table(KING_CAPTURE);
     t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
     t.lift(B, "a7").put(B, "a6", 'p').press(B);
     let events: Vec<_> = t.out.iter().filter_map(publish::event).collect();
@@ -255,7 +163,7 @@ fn published_events_carry_the_king_capture_its_hand_over_and_the_alert() {
 
 #[test]
 fn published_grab_names_both_boards_and_its_correction_too() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
     t.wait(300).lift(B, "a1");
     board_b_plays_on(&mut t);
@@ -279,7 +187,7 @@ fn published_grab_names_both_boards_and_its_correction_too() {
 
 #[test]
 fn moving_into_check_is_legal() {
-    let mut t = Table::from_bfen("8/8/8/8/8/4k3/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    let mut t = koedem_table("8/8/8/8/8/4k3/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
     // White's king steps next to Black's; Black's king steps next to it.
     t.lift(A, "e1").put(A, "d2", 'K').press(A);
     t.lift(A, "e3").put(A, "d3", 'k').press(A);
@@ -290,7 +198,7 @@ fn moving_into_check_is_legal() {
 #[test]
 fn a_player_with_no_pieces_waits_then_drops() {
     // Black on A has nothing at all; his clock runs.
-    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/p7/R3K3 w - -");
+    let mut t = koedem_table("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/p7/R3K3 w - -");
     t.wait(20_000);
     assert!(t.sans().is_empty());
     assert!(
@@ -311,7 +219,7 @@ fn a_player_with_no_pieces_waits_then_drops() {
 
 #[test]
 fn a_press_without_a_move_by_a_waiting_player_is_alerted() {
-    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/8/4K3 w - -");
+    let mut t = koedem_table("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/8/4K3 w - -");
     t.press(A).wait(5000);
     assert!(t.sans().is_empty());
     assert_eq!(t.alerts(AlertCode::ClockWithoutMove), 1);
@@ -352,7 +260,7 @@ fn board_b_plays_on(t: &mut Table) {
 
 #[test]
 fn grab_before_the_press() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(B, "a1").wait(800);
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
     board_b_plays_on(&mut t);
@@ -361,7 +269,7 @@ fn grab_before_the_press() {
 
 #[test]
 fn grab_during_the_press() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
     board_b_plays_on(&mut t);
     assert_grabbed(&t);
@@ -369,7 +277,7 @@ fn grab_during_the_press() {
 
 #[test]
 fn grab_just_after_the_press() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
     assert_eq!(t.sans(), ["A:b8=R"]);
     t.wait(300).lift(B, "a1");
@@ -382,7 +290,7 @@ fn grab_just_after_the_press() {
 
 #[test]
 fn grab_while_the_other_boards_player_has_a_piece_in_the_air() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     // Black on B lifts his pawn; meanwhile the rook is grabbed and A presses.
     t.lift(B, "a7");
     t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
@@ -394,7 +302,7 @@ fn grab_while_the_other_boards_player_has_a_piece_in_the_air() {
 
 #[test]
 fn a_promotion_without_a_grab_is_alerted_as_illegal() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
     t.wait(20_000);
     assert_eq!(t.sans(), ["A:b8=R"]);
@@ -409,7 +317,7 @@ fn a_promotion_without_a_grab_is_alerted_as_illegal() {
 
 #[test]
 fn a_promotion_while_the_other_board_is_silent_waits_for_its_gap() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     // Board B's link drops: the rook may be grabbed there unseen.
     t.feed(SensorEvent::Link {
         board: B,
@@ -428,7 +336,7 @@ fn a_promotion_while_the_other_board_is_silent_waits_for_its_gap() {
 #[test]
 fn a_grab_lifted_while_the_other_board_waits_for_a_dropped_piece_is_paired() {
     // White on B promotes grabbing White's rook of board A; White on A is handed the pawn.
-    let mut t = Table::from_bfen("4k3/pppp4/8/8/8/8/PPPP4/R3K3 w - - | 8/1P5k/8/8/8/8/8/4K3 w - -");
+    let mut t = koedem_table("4k3/pppp4/8/8/8/8/PPPP4/R3K3 w - - | 8/1P5k/8/8/8/8/8/4K3 w - -");
     t.lift(B, "b7").put(B, "b8", 'R').press(B);
     // White on A drops that pawn at once, before the rook is seen leaving: board A holds
     // its events back for the drop's piece, the lift among them, and nothing more comes
@@ -450,7 +358,7 @@ const GRAB_TWO_ROOKS: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPP
 
 #[test]
 fn a_same_kind_piece_moved_on_the_other_board_is_not_taken_for_the_grab() {
-    let mut t = Table::from_bfen(GRAB_TWO_ROOKS);
+    let mut t = koedem_table(GRAB_TWO_ROOKS);
     // White on B has lifted his h1 rook to move it when A's promotion is pressed; the
     // rook grabbed from a1 leaves B only after the press.
     t.lift(B, "h1");
@@ -474,8 +382,7 @@ fn a_same_kind_piece_moved_on_the_other_board_is_not_taken_for_the_grab() {
 fn a_capture_of_the_piece_first_taken_for_the_grab_hands_the_grab_to_the_real_one() {
     // Black on B takes White's d4 rook, victim first; meanwhile White on A promotes and
     // grabs the a1 rook.
-    let mut t =
-        Table::from_bfen("8/1P5k/8/8/8/8/8/4K3 w - - | 3rk3/ppp5/8/8/3R4/8/PPPP4/R3K3 b - -");
+    let mut t = koedem_table("8/1P5k/8/8/8/8/8/4K3 w - - | 3rk3/ppp5/8/8/3R4/8/PPPP4/R3K3 b - -");
     t.lift(B, "d4");
     t.lift(A, "b7").put(A, "b8", 'R').press(A);
     t.lift(B, "a1");
@@ -496,7 +403,7 @@ fn a_king_dropped_on_the_grabbed_square_is_a_drop() {
     // Black on B promotes on e1 taking White's king there (it goes to White on A) and
     // grabs Black's queen from b1 of board A; White on A drops the king at once on the
     // emptied b1 and his press reaches us before B's.
-    let mut t = Table::from_bfen("8/8/8/8/8/8/8/1q2k3 w - - | 4k3/8/8/8/8/8/3p4/K3K3 b - -");
+    let mut t = koedem_table("8/8/8/8/8/8/8/1q2k3 w - - | 4k3/8/8/8/8/8/3p4/K3K3 b - -");
     t.lift(B, "d2")
         .lift(A, "b1")
         .lift(B, "e1")
@@ -512,7 +419,7 @@ fn a_king_dropped_on_the_grabbed_square_is_a_drop() {
 
 #[test]
 fn a_misread_of_the_grabbed_kind_on_the_other_board_keeps_the_grab() {
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").lift(B, "a1").put(A, "b8", 'R').press(A);
     // One scan reads White's king on e1 of board B as a rook (where the grabbed rook could
     // have gone), then the king again.
@@ -524,7 +431,7 @@ fn a_misread_of_the_grabbed_kind_on_the_other_board_keeps_the_grab() {
 #[test]
 fn a_grabbed_king_is_alerted_as_illegal() {
     // White's king leaves board B while White promotes on A: kings cannot be grabbed.
-    let mut t = Table::from_bfen(GRAB);
+    let mut t = koedem_table(GRAB);
     t.lift(A, "b7").lift(B, "e1").put(A, "b8", 'R').press(A);
     t.wait(20_000);
     assert_eq!(t.sans(), ["A:b8=R"]);
@@ -537,8 +444,7 @@ fn a_grabbed_king_is_alerted_as_illegal() {
 #[test]
 fn a_grab_of_the_wrong_colour_is_alerted_as_illegal() {
     // A black rook leaves board B while White promotes on A.
-    let mut t =
-        Table::from_bfen("8/1P5k/8/8/8/8/8/4K3 w - - | r3k3/pppp4/8/8/8/8/PPPP4/R3K3 b - -");
+    let mut t = koedem_table("8/1P5k/8/8/8/8/8/4K3 w - - | r3k3/pppp4/8/8/8/8/PPPP4/R3K3 b - -");
     t.lift(A, "b7").lift(B, "a8").put(A, "b8", 'R').press(A);
     t.wait(20_000);
     assert_eq!(t.sans(), ["A:b8=R"]);
@@ -554,7 +460,7 @@ fn a_grab_of_the_wrong_colour_is_alerted_as_illegal() {
 fn four_kings_end_on_board_a() {
     // White on A already holds two kings, Black on B his own: taking Black's king on A
     // puts the fourth in Black-on-B's hand.
-    let mut t = Table::from_bfen("8/8/8/8/1B6/8/3k4/K3K3 w - - | 4k3/8/8/8/8/8/8/8 w - -");
+    let mut t = koedem_table("8/8/8/8/1B6/8/3k4/K3K3 w - - | 4k3/8/8/8/8/8/8/8 w - -");
     t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
     assert_eq!(
         t.end(),
@@ -567,7 +473,7 @@ fn four_kings_end_on_board_a() {
 fn four_kings_end_on_board_b_by_a_king_in_hand() {
     // Black on B holds two kings there and takes White's last one: it goes into White-on-A's
     // hand, the fourth king of their team.
-    let mut t = Table::from_bfen("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/3q4/4K3 b - -");
+    let mut t = koedem_table("8/8/8/8/8/8/8/4K3 b - - | k3k3/8/8/8/8/8/3q4/4K3 b - -");
     t.lift(B, "d2").lift(B, "e1").put(B, "e1", 'q').press(B);
     assert_eq!(
         t.end(),
@@ -583,7 +489,7 @@ fn four_kings_end_on_board_b_by_a_king_in_hand() {
 fn fischer_increment_clocks_are_recorded_as_shown() {
     let tc = bugbridge::config::TimeControl::parse("180+2").expect("time control");
     assert_eq!((tc.base, tc.increment), (180, 2));
-    let mut t = Table::from_bfen(KING_CAPTURE);
+    let mut t = koedem_table(KING_CAPTURE);
     t.increment = f64::from(tc.increment);
     t.lift(A, "b4").lift(A, "d2").put(A, "d2", 'B').press(A);
     t.put(B, "e4", 'k').press(B);
