@@ -173,6 +173,16 @@ fn respond(app: &AppState, entry: Arc<MatchEntry>, kind: Kind, last: Option<u64>
         let frame = stream.next().await?;
         Some((Ok::<_, Infallible>(frame), stream))
     });
+    event_stream(body)
+}
+
+/// The response of an event stream: `body` as `text/event-stream`, never cached and never
+/// held back by a buffering proxy (`X-Accel-Buffering: no`), so each frame reaches the
+/// viewer as it is written.
+pub(crate) fn event_stream<S>(body: S) -> Response
+where
+    S: futures_util::Stream<Item = Result<Bytes, Infallible>> + Send + 'static,
+{
     (
         [
             (

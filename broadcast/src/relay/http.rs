@@ -20,7 +20,6 @@ use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -33,6 +32,7 @@ use tower::ServiceExt;
 
 use super::Relay;
 use super::view::{ConsoleAlert, TableSummary, View};
+use crate::http::sse::event_stream;
 use crate::http::{ArbiterToken, HttpOptions};
 
 const TOURNAMENT_HTML: &str = include_str!("assets/tournament.html");
@@ -311,21 +311,7 @@ async fn stream(State(app): State<RelayHttp>, request: Request) -> Response {
         let frame = stream.next().await?;
         Some((Ok::<_, Infallible>(frame), stream))
     });
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-            (
-                header::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
-            ),
-        ],
-        Body::from_stream(body),
-    )
-        .into_response()
+    event_stream(body)
 }
 
 /// Query of the round download.
@@ -523,17 +509,7 @@ async fn console_stream(State(app): State<RelayHttp>, request: Request) -> Respo
             }
         },
     );
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/event-stream"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
-        ],
-        Body::from_stream(body),
-    )
-        .into_response()
+    event_stream(body)
 }
 
 async fn ack(
