@@ -4,7 +4,6 @@
 //! nothing explains (a king knocked over while the cable was out); each moves its counter,
 //! and the last leaves the board shown as it stands, not recorded, until it is set right.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::hub::{Hub, HubOptions};
@@ -12,44 +11,9 @@ use bugbridge_drivers::trace::{
     BoardId as WireBoard, Placement, SensorPiece, Side, Square, TraceEvent,
 };
 
-use super::table::Table;
-use crate::config::{
-    BoardConfig, ClockSource, Config, DriverKind, KoedemOptions, LogFormat, Orientation, Parity,
-    WhiteSide,
-};
-use crate::rules::{BoardId, RulesetName};
+use super::table::{Table, test_config};
 
 const MATCH: &str = "gaps";
-
-fn config(dir: &std::path::Path) -> Config {
-    let board = |id| BoardConfig {
-        id,
-        driver: DriverKind::Dgt,
-        port: Some(format!("/dev/null-{id}")),
-        usb_serial: None,
-        clock: ClockSource::Board,
-        white_side: WhiteSide::Left,
-        orientation: Orientation::Auto,
-        parity: Parity::Auto,
-        trace: None,
-    };
-    Config {
-        match_id: MATCH.into(),
-        ruleset: RulesetName::Fide,
-        time_control: None,
-        tags: BTreeMap::new(),
-        boards: vec![board(BoardId::A), board(BoardId::B)],
-        mqtt: None,
-        http: None,
-        record_dir: dir.to_owned(),
-        stable_commit_ms: 1500,
-        drop_tolerance_ms: 300,
-        gap_max_plies: 6,
-        koedem: KoedemOptions::default(),
-        log_format: LogFormat::Text,
-        log_level: "info".into(),
-    }
-}
 
 /// Board A's events, each at its trace time (ms).
 struct Feed {
@@ -149,7 +113,7 @@ fn each_outage_moves_its_counter_and_an_unbridged_board_is_shown_not_recorded() 
     let dir = std::env::temp_dir().join(format!("bugbridge-gap-metrics-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let (hub, _actions) = Hub::new(HubOptions::default());
-    let table = Table::open(&config(&dir), Some(hub.clone())).expect("the table opens");
+    let table = Table::open(&test_config(&dir, MATCH), Some(hub.clone())).expect("the table opens");
     let mut f = Feed {
         table,
         hub,

@@ -580,42 +580,43 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
     })
 }
 
+/// A table of two DGT boards on ports that are never opened, recording into `dir`: the
+/// configuration of the tests that feed a [`Table`] its sensor events directly.
+#[cfg(test)]
+pub(crate) fn test_config(dir: &std::path::Path, match_id: &str) -> Config {
+    let board = |id| crate::config::BoardConfig {
+        id,
+        driver: crate::config::DriverKind::Dgt,
+        port: Some(format!("/dev/null-{id}")),
+        usb_serial: None,
+        clock: ClockSource::Board,
+        white_side: crate::config::WhiteSide::Left,
+        orientation: crate::config::Orientation::Auto,
+        parity: crate::config::Parity::Auto,
+        trace: None,
+    };
+    Config {
+        match_id: match_id.into(),
+        ruleset: crate::rules::RulesetName::Fide,
+        time_control: None,
+        tags: std::collections::BTreeMap::new(),
+        boards: vec![board(BoardId::A), board(BoardId::B)],
+        mqtt: None,
+        http: None,
+        record_dir: dir.to_owned(),
+        stable_commit_ms: 1500,
+        drop_tolerance_ms: 300,
+        gap_max_plies: 6,
+        koedem: crate::config::KoedemOptions::default(),
+        log_format: crate::config::LogFormat::Text,
+        log_level: "info".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{BoardConfig, DriverKind, LogFormat, Orientation, WhiteSide};
-    use crate::rules::RulesetName;
     use bugbridge_drivers::trace::{BoardId as WireBoard, Placement};
-
-    fn config(dir: &std::path::Path) -> Config {
-        let board = |id| BoardConfig {
-            id,
-            driver: DriverKind::Dgt,
-            port: Some(format!("/dev/null-{id}")),
-            usb_serial: None,
-            clock: ClockSource::Board,
-            white_side: WhiteSide::Left,
-            orientation: Orientation::Auto,
-            parity: crate::config::Parity::Auto,
-            trace: None,
-        };
-        Config {
-            match_id: "t".into(),
-            ruleset: RulesetName::Fide,
-            time_control: None,
-            tags: BTreeMap::new(),
-            boards: vec![board(BoardId::A), board(BoardId::B)],
-            mqtt: None,
-            http: None,
-            record_dir: dir.to_owned(),
-            stable_commit_ms: 1500,
-            drop_tolerance_ms: 300,
-            gap_max_plies: 6,
-            koedem: crate::config::KoedemOptions::default(),
-            log_format: LogFormat::Text,
-            log_level: "info".into(),
-        }
-    }
 
     fn feed(table: &mut Table, events: Vec<TraceEvent>) {
         for ev in events {
@@ -679,7 +680,7 @@ mod tests {
     fn moves_and_operator_actions_survive_a_crash_and_a_restart() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = config(&dir);
+        let config = test_config(&dir, "t");
         let mut table = Table::open(&config, None).unwrap();
         feed(&mut table, first_move());
         assert_eq!(table.game.record().len(), 1);
@@ -715,7 +716,7 @@ mod tests {
     fn a_new_game_after_the_end_gets_files_of_its_own() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-n-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = config(&dir);
+        let config = test_config(&dir, "t");
         let mut table = Table::open(&config, None).unwrap();
         feed(&mut table, first_move());
         let draw = wire::OperatorAction {
@@ -749,7 +750,7 @@ mod tests {
     fn a_board_that_is_not_configured_is_not_reported_connected() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-one-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut config = config(&dir);
+        let mut config = test_config(&dir, "t");
         config.boards.retain(|b| b.id == BoardId::A);
         let (hub, _actions) = bugbridge_broadcast::Hub::new(Default::default());
         let connected = |hub: &bugbridge_broadcast::Hub| {
@@ -789,7 +790,7 @@ mod tests {
     fn event_numbers_go_on_after_a_crash_across_games() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-seq-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = config(&dir);
+        let config = test_config(&dir, "t");
         let hub = || bugbridge_broadcast::Hub::new(Default::default()).0;
         let seq = |hub: &bugbridge_broadcast::Hub| hub.state("t").expect("published").seq;
         let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
@@ -856,7 +857,7 @@ mod tests {
     fn an_unknown_arbiter_action_changes_nothing() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-x-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let mut table = Table::open(&config(&dir), None).unwrap();
+        let mut table = Table::open(&test_config(&dir, "t"), None).unwrap();
         let bad = wire::OperatorAction {
             id: None,
             match_id: "t".into(),
@@ -878,7 +879,7 @@ mod tests {
     fn finished_games_are_served_with_their_result_and_survive_a_restart() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-g-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let config = config(&dir);
+        let config = test_config(&dir, "t");
         let (hub, _actions) = Hub::new(bugbridge_broadcast::HubOptions::default());
         let mut table = Table::open(&config, Some(hub.clone())).unwrap();
         feed(&mut table, first_move());
