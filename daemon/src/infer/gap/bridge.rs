@@ -760,21 +760,24 @@ fn same_squares(a: &[Move], b: &[Move]) -> bool {
 /// Whether a piece moves back to a square its side's piece left earlier in the sequence
 /// (a drop there is a new piece, not one coming back).
 fn comes_back(seq: &[Move]) -> bool {
-    seq.iter().enumerate().any(|(i, a)| {
-        a.from().is_some_and(|from| {
-            seq.iter()
-                .skip(i + 2)
-                .step_by(2)
-                .any(|b| b.from().is_some() && b.to() == from)
-        })
-    })
+    lands_where_its_side_left(seq, |m| m.from().is_some())
 }
 
 /// Whether a piece comes back to a square its side left earlier in the sequence (a
 /// piece in the hand at link-up is often explained so: wait for the press).
 fn returns(seq: &[Move]) -> bool {
+    lands_where_its_side_left(seq, |_| true)
+}
+
+/// Whether a later ply of the same side, among those `counts`, lands on a square that side
+/// left earlier in `seq`.
+fn lands_where_its_side_left(seq: &[Move], counts: impl Fn(&Move) -> bool) -> bool {
     seq.iter().enumerate().any(|(i, a)| {
-        a.from()
-            .is_some_and(|from| seq.iter().skip(i + 2).step_by(2).any(|b| b.to() == from))
+        a.from().is_some_and(|from| {
+            seq.iter()
+                .skip(i + 2)
+                .step_by(2)
+                .any(|b| counts(b) && b.to() == from)
+        })
     })
 }
