@@ -6,7 +6,7 @@
 
 use bugbridge_drivers::trace::{self, Placement, SensorPiece, Side, TraceEvent, TraceLine};
 
-use crate::infer::{OperatorAction, SensorEvent};
+use crate::infer::{ClockSideName, OperatorAction, SensorEvent};
 use crate::rules::{Board, BoardId, Color, EndReason, MatchResult, Piece, Role, Square};
 
 /// The match facts a trace's `meta` line carries.
@@ -48,6 +48,24 @@ pub fn wire_board_id(b: BoardId) -> trace::BoardId {
     match b {
         BoardId::A => trace::BoardId::A,
         BoardId::B => trace::BoardId::B,
+    }
+}
+
+/// The wire's clock side from the inference's.
+#[must_use]
+pub fn wire_clock_side(c: ClockSideName) -> bugbridge_drivers::dgt::ClockSide {
+    match c {
+        ClockSideName::Left => bugbridge_drivers::dgt::ClockSide::Left,
+        ClockSideName::Right => bugbridge_drivers::dgt::ClockSide::Right,
+    }
+}
+
+/// The inference's clock side from the wire's.
+#[must_use]
+pub fn clock_side_name(c: bugbridge_drivers::dgt::ClockSide) -> ClockSideName {
+    match c {
+        bugbridge_drivers::dgt::ClockSide::Left => ClockSideName::Left,
+        bugbridge_drivers::dgt::ClockSide::Right => ClockSideName::Right,
     }
 }
 
@@ -142,6 +160,21 @@ pub fn decode(ev: &TraceEvent) -> Decoded {
             white: *white,
             black: *black,
             running: running.map(color),
+        }),
+        TraceEvent::ClockLink { board: b, up } => Decoded::Event(SensorEvent::ClockLink {
+            board: board_id(*b),
+            up: *up,
+        }),
+        TraceEvent::ClockSide {
+            board: b,
+            white_side,
+            configured,
+            evidence,
+        } => Decoded::Event(SensorEvent::ClockSide {
+            board: board_id(*b),
+            white_side: clock_side_name(*white_side),
+            configured: configured.map(clock_side_name),
+            evidence: evidence.clone(),
         }),
         TraceEvent::Link { board: b, up } => Decoded::Event(SensorEvent::Link {
             board: board_id(*b),
@@ -243,6 +276,21 @@ pub fn encode(ev: &SensorEvent) -> TraceEvent {
         SensorEvent::Link { board: b, up } => TraceEvent::Link {
             board: wire_board_id(*b),
             up: *up,
+        },
+        SensorEvent::ClockLink { board: b, up } => TraceEvent::ClockLink {
+            board: wire_board_id(*b),
+            up: *up,
+        },
+        SensorEvent::ClockSide {
+            board: b,
+            white_side,
+            configured,
+            evidence,
+        } => TraceEvent::ClockSide {
+            board: wire_board_id(*b),
+            white_side: wire_clock_side(*white_side),
+            configured: configured.map(wire_clock_side),
+            evidence: evidence.clone(),
         },
         SensorEvent::Operator(op) => encode_operator(op),
     }

@@ -75,7 +75,9 @@ fn outages(trace: &[(u64, SensorEvent)]) -> Vec<Seen> {
                     seen.presses += 1;
                 }
             }
-            SensorEvent::Operator(_) => {}
+            SensorEvent::Operator(_)
+            | SensorEvent::ClockLink { .. }
+            | SensorEvent::ClockSide { .. } => {}
         }
     }
     out

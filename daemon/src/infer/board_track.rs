@@ -72,6 +72,8 @@ pub(crate) struct Track {
     pub(crate) pending: Option<PendingPress>,
     pub(crate) deferred: Option<DeferredDrop>,
     pub(crate) queue: Vec<(u64, SensorEvent)>,
+    /// Whether the board's clock reports (configured with one, and not lost since).
+    pub(crate) clock_live: bool,
     /// The time of the last square change (clockless commit).
     pub(crate) last_change: u64,
     /// The last change was evaluated by the clockless commit.
@@ -93,7 +95,7 @@ pub(crate) struct Track {
 }
 
 impl Track {
-    pub(crate) fn new(physical: Board) -> Track {
+    pub(crate) fn new(physical: Board, clock: bool) -> Track {
         Track {
             physical,
             rotated: false,
@@ -113,6 +115,7 @@ impl Track {
             pending: None,
             deferred: None,
             queue: Vec::new(),
+            clock_live: clock,
             last_change: 0,
             settled: true,
             moves_made: ByColor::default(),

@@ -76,7 +76,7 @@ impl Inferrer {
     #[must_use]
     pub fn new(config: InferConfig, start: Option<BughouseGame>) -> Inferrer {
         let start = start.unwrap_or_else(|| BughouseGame::new(config.ruleset));
-        let tracks = ByBoard::new_with(|b| Track::new(*start.board(b).board()));
+        let tracks = ByBoard::new_with(|b| Track::new(*start.board(b).board(), config.clock[b]));
         Inferrer {
             config,
             game: start.clone(),
@@ -190,6 +190,13 @@ impl Inferrer {
                 running,
             } => self.on_clock(t, board, ByColor { white, black }, running, out),
             SensorEvent::Link { board, up } => self.on_link(t, board, up, out),
+            SensorEvent::ClockLink { board, up } => self.on_clock_link(t, board, up, out),
+            SensorEvent::ClockSide {
+                board,
+                white_side,
+                configured,
+                ref evidence,
+            } => self.on_clock_side(t, board, white_side, configured, evidence, out),
             SensorEvent::Operator(ref op) => self.on_operator(t, op, out),
         }
     }
@@ -207,7 +214,7 @@ impl Inferrer {
             }
             self.gap_timer(t, board, out);
             let track = &self.tracks[board];
-            if !self.config.clock[board]
+            if !self.has_clock(board)
                 && !track.settled
                 && t >= track
                     .last_change
@@ -246,8 +253,9 @@ impl Inferrer {
             if as_left && track.gap.is_some() && self.gap_closes_as_left(board) {
                 return;
             }
+            let clocked = self.has_clock(board);
             let track = &mut self.tracks[board];
-            if !self.config.clock[board] && track.gap.is_some() {
+            if !clocked && track.gap.is_some() {
                 // No clock will tell the side to move: the board alone must do.
                 track.gap_check = false;
                 let at = BridgeAt {
@@ -576,7 +584,7 @@ impl Inferrer {
             held_at_press,
         } = done;
         flags.promotion_not_shown |= exp.promotion_not_shown;
-        if !self.config.clock[board] && readings.is_none() {
+        if !self.has_clock(board) && readings.is_none() {
             flags.no_clock = true;
         }
         let side = exp.mover;

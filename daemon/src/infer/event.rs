@@ -36,6 +36,27 @@ pub enum SensorEvent {
         /// Whose clock runs; `None` when both are stopped.
         running: Option<Color>,
     },
+    /// Whether the board relays a clock changed: a DGT board reports its clock
+    /// unplugged (`false`), or readings come again (`true`). A board without its clock
+    /// is inferred like a clockless one from then on.
+    ClockLink {
+        /// The board.
+        board: BoardId,
+        /// Whether a clock reports now.
+        up: bool,
+    },
+    /// The driver decided (or changed its mind about) which side of the clock White's time
+    /// is on, from play: the colour that moved while a side's time fell.
+    ClockSide {
+        /// The board.
+        board: BoardId,
+        /// White's side of the clock, as decided.
+        white_side: ClockSideName,
+        /// The side the configuration named, when it named one (`auto`: none).
+        configured: Option<ClockSideName>,
+        /// The evidence, for people.
+        evidence: String,
+    },
     /// The board's device went down (`false`) or came back (`true`).
     Link {
         /// The board.
@@ -55,8 +76,30 @@ impl SensorEvent {
             SensorEvent::Snapshot { board, .. }
             | SensorEvent::Square { board, .. }
             | SensorEvent::Clock { board, .. }
-            | SensorEvent::Link { board, .. } => Some(*board),
+            | SensorEvent::Link { board, .. }
+            | SensorEvent::ClockLink { board, .. }
+            | SensorEvent::ClockSide { board, .. } => Some(*board),
             SensorEvent::Operator(op) => op.board(),
+        }
+    }
+}
+
+/// A side of a clock, seen from the players (the clock knows only left and right).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClockSideName {
+    /// The left side.
+    Left,
+    /// The right side.
+    Right,
+}
+
+impl ClockSideName {
+    /// `left` or `right`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ClockSideName::Left => "left",
+            ClockSideName::Right => "right",
         }
     }
 }

@@ -59,6 +59,8 @@ pub mod output;
 
 mod alerts;
 mod board_track;
+mod clock_presence;
+mod clock_side;
 mod drops;
 mod engine;
 mod koedem;
@@ -68,6 +70,6 @@ mod settle;
 
 pub use config::InferConfig;
 pub use engine::Inferrer;
-pub use event::{OperatorAction, SensorEvent};
+pub use event::{ClockSideName, OperatorAction, SensorEvent};
 pub use gap::GapStats;
 pub use output::{Alert, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry};

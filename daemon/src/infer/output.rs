@@ -83,6 +83,14 @@ pub enum AlertCode {
     MaterialMismatch,
     /// A clock press with no move on the board.
     ClockWithoutMove,
+    /// Play shows White's time on the other side of the clock than the configuration
+    /// says; the evidence is followed.
+    ClockSide,
+    /// A board's clock stopped reporting (unplugged, or the board says "no clock"): the
+    /// board is inferred without a clock from then on.
+    ClockLost,
+    /// A board's clock reports again: its presses complete moves again.
+    ClockRestored,
 }
 
 impl AlertCode {
@@ -98,6 +106,9 @@ impl AlertCode {
             AlertCode::GapAmbiguous => "gap-ambiguous",
             AlertCode::MaterialMismatch => "material-mismatch",
             AlertCode::ClockWithoutMove => "clock-without-move",
+            AlertCode::ClockSide => "clock-side",
+            AlertCode::ClockLost => "clock-lost",
+            AlertCode::ClockRestored => "clock-restored",
         }
     }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use super::piece::{Placement, SensorPiece};
 use super::square::{BoardId, Side, Square};
+use crate::dgt::ClockSide;
 
 /// One event of the sensor vocabulary (see `sensor-trace.md`).
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +49,26 @@ pub enum TraceEvent {
         /// The side whose time runs, `None` when both are stopped.
         running: Option<Side>,
     },
+    /// Whether the board relays a clock changed: `false` when a DGT board reports "no clock
+    /// connected" or its clock stops reporting, `true` when readings come again.
+    ClockLink {
+        /// Which board.
+        board: BoardId,
+        /// `true` = a clock reports.
+        up: bool,
+    },
+    /// The session decided which side of the clock White's time is on, from play (the
+    /// colour that moved while a side's time fell), or changed its mind.
+    ClockSide {
+        /// Which board.
+        board: BoardId,
+        /// White's side, as decided.
+        white_side: ClockSide,
+        /// The side the configuration named (`None`: `auto`).
+        configured: Option<ClockSide>,
+        /// What it was decided from, for people.
+        evidence: String,
+    },
     /// The device connection went down or came back.
     Link {
         /// Which board.
@@ -76,6 +97,8 @@ impl TraceEvent {
             TraceEvent::Square { .. } => "square",
             TraceEvent::Clock { .. } => "clock",
             TraceEvent::Link { .. } => "link",
+            TraceEvent::ClockLink { .. } => "clock_link",
+            TraceEvent::ClockSide { .. } => "clock_side",
             TraceEvent::Operator { .. } => "operator",
         }
     }
@@ -88,7 +111,9 @@ impl TraceEvent {
             TraceEvent::Board { board, .. }
             | TraceEvent::Square { board, .. }
             | TraceEvent::Clock { board, .. }
-            | TraceEvent::Link { board, .. } => Some(*board),
+            | TraceEvent::Link { board, .. }
+            | TraceEvent::ClockLink { board, .. }
+            | TraceEvent::ClockSide { board, .. } => Some(*board),
             TraceEvent::Operator { board, .. } => *board,
         }
     }
@@ -101,7 +126,9 @@ impl TraceEvent {
             TraceEvent::Board { board, .. }
             | TraceEvent::Square { board, .. }
             | TraceEvent::Clock { board, .. }
-            | TraceEvent::Link { board, .. } => *board = id,
+            | TraceEvent::Link { board, .. }
+            | TraceEvent::ClockLink { board, .. }
+            | TraceEvent::ClockSide { board, .. } => *board = id,
             TraceEvent::Operator { board, .. } => *board = Some(id),
         }
         self

@@ -237,6 +237,40 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
             };
             TraceEvent::Link { board, up }
         }
+        "clock_link" => {
+            let board = board_field(&obj)?;
+            let up = match obj.get("up") {
+                None => return Err(TraceErrorKind::MissingField("up")),
+                Some(Value::Bool(b)) => *b,
+                Some(_) => return Err(bad("up", "must be true or false")),
+            };
+            TraceEvent::ClockLink { board, up }
+        }
+        "clock_side" => {
+            let board = board_field(&obj)?;
+            let white_side = match obj.get("white_side") {
+                None => return Err(TraceErrorKind::MissingField("white_side")),
+                Some(v) => clock_side(v)
+                    .ok_or_else(|| bad("white_side", "must be \"left\" or \"right\""))?,
+            };
+            let configured = match obj.get("configured") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if s == "auto" => None,
+                Some(v) => Some(clock_side(v).ok_or_else(|| {
+                    bad(
+                        "configured",
+                        "must be \"left\", \"right\", \"auto\" or null",
+                    )
+                })?),
+            };
+            let evidence = opt_string(&obj, "evidence")?.unwrap_or_default();
+            TraceEvent::ClockSide {
+                board,
+                white_side,
+                configured,
+                evidence,
+            }
+        }
         "operator" => {
             let board = match obj.get("board") {
                 None => None,
@@ -259,6 +293,14 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
         other => return Err(TraceErrorKind::UnknownEvent(other.to_owned())),
     };
     Ok(TraceLine { t, event })
+}
+
+fn clock_side(v: &Value) -> Option<crate::dgt::ClockSide> {
+    match v.as_str()? {
+        "left" => Some(crate::dgt::ClockSide::Left),
+        "right" => Some(crate::dgt::ClockSide::Right),
+        _ => None,
+    }
 }
 
 fn bad(field: &'static str, reason: &str) -> TraceErrorKind {

@@ -135,8 +135,26 @@ fn format_line(line: &TraceLine, s: &mut String) {
                 None => s.push_str("null"),
             }
         }
-        TraceEvent::Link { up, .. } => {
+        TraceEvent::Link { up, .. } | TraceEvent::ClockLink { up, .. } => {
             let _ = write!(s, ",\"up\":{up}");
+        }
+        TraceEvent::ClockSide {
+            white_side,
+            configured,
+            evidence,
+            ..
+        } => {
+            let name = |c: crate::dgt::ClockSide| match c {
+                crate::dgt::ClockSide::Left => "left",
+                crate::dgt::ClockSide::Right => "right",
+            };
+            let _ = write!(
+                s,
+                ",\"white_side\":\"{}\",\"configured\":\"{}\",\"evidence\":{}",
+                name(*white_side),
+                configured.map_or("auto", name),
+                json_str(evidence)
+            );
         }
         TraceEvent::Operator { action, fields, .. } => {
             let _ = write!(s, ",\"action\":{}", json_str(action));
