@@ -1,5 +1,5 @@
-//! `bugbridge simulate [--game N] [--seed S] [--noise clean|noisy|faults] FILE.bpgn`: the
-//! sensor trace two real boards with clocks would produce for game N, on stdout.
+//! `bugbridge simulate [--game N] [--seed S] [--noise clean|noisy|faults] [--no-clock A|B|AB]
+//! FILE.bpgn`: the sensor trace two real boards would produce for game N, on stdout.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use clap::Args;
 use crate::rules::notation::bpgn::{BpgnGame, ReplayStop, parse_bpgn, replay};
 use crate::rules::{BughouseGame, RulesetName};
 use crate::sensor;
-use crate::simulate::{Profile, SimGame, SimMove, simulate};
+use crate::simulate::{NoClock, Profile, SimGame, SimMove, simulate, without_clocks};
 
 use super::check::parse_ruleset;
 
@@ -26,6 +26,10 @@ pub struct SimulateArgs {
     /// How the players and the sensors behave: clean, noisy, faults or outages.
     #[arg(long, default_value = "clean", value_parser = parse_profile)]
     pub noise: Profile,
+    /// Boards without a clock: A, B or AB. Their clock readings are left out of the trace
+    /// (the players keep the pace the game's clocks gave).
+    #[arg(long, value_name = "A|B|AB")]
+    pub no_clock: Option<NoClock>,
     /// The ruleset (default: koedem for a game tagged `[Variant "Bughouse Koedem"]`, else
     /// fide).
     #[arg(long, value_parser = parse_ruleset)]
@@ -163,7 +167,11 @@ pub(super) fn run(args: SimulateArgs) -> u8 {
     let stdout = std::io::stdout();
     let mut w = TraceWriter::new(std::io::BufWriter::new(stdout.lock()));
     let mut ok = w.write(&meta).is_ok();
-    for (t, ev) in simulate(&sim, args.noise, args.seed) {
+    let mut trace = simulate(&sim, args.noise, args.seed);
+    if let Some(NoClock(boards)) = args.no_clock {
+        trace = without_clocks(trace, boards);
+    }
+    for (t, ev) in trace {
         ok &= w
             .write(&TraceLine {
                 t,

@@ -123,6 +123,40 @@ impl FromStr for Profile {
     }
 }
 
+/// The same trace as boards without a clock would report it: every clock reading of the
+/// boards in `clockless` is left out (the players still play at the pace the clocks
+/// gave, so the board events keep their times).
+#[must_use]
+pub fn without_clocks(
+    trace: Vec<(u64, crate::infer::SensorEvent)>,
+    clockless: crate::rules::ByBoard<bool>,
+) -> Vec<(u64, crate::infer::SensorEvent)> {
+    trace
+        .into_iter()
+        .filter(|(_, ev)| match ev {
+            crate::infer::SensorEvent::Clock { board, .. } => !clockless[*board],
+            _ => true,
+        })
+        .collect()
+}
+
+/// Which boards of a simulated table have no clock (`simulate --no-clock A|B|AB`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NoClock(pub crate::rules::ByBoard<bool>);
+
+impl FromStr for NoClock {
+    type Err = String;
+    fn from_str(s: &str) -> Result<NoClock, String> {
+        let (a, b) = match s.to_ascii_uppercase().as_str() {
+            "A" => (true, false),
+            "B" => (false, true),
+            "AB" | "BA" => (true, true),
+            _ => return Err(format!("{s:?}: expected A, B or AB")),
+        };
+        Ok(NoClock(crate::rules::ByBoard { a, b }))
+    }
+}
+
 /// One move of the game to simulate.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SimMove {
