@@ -74,6 +74,15 @@ pub(crate) struct Track {
     pub(crate) queue: Vec<(u64, SensorEvent)>,
     /// Whether the board's clock reports (configured with one, and not lost since).
     pub(crate) clock_live: bool,
+    /// Clockless: the last move seen complete, not final yet.
+    pub(crate) provisional: Option<super::clockless::Provisional>,
+    /// Clockless: the record entry of the board's last move, made final by stillness
+    /// alone, that its mover may still go on with (a slow slide, castling after its rook).
+    pub(crate) revisable: Option<usize>,
+    /// Clockless: its provisional move is being committed (nothing else is judged).
+    pub(crate) finalizing: bool,
+    /// When each square's reading last changed (the time a move was completed).
+    pub(crate) square_t: [u64; 64],
     /// The time of the last square change (clockless commit).
     pub(crate) last_change: u64,
     /// The last change was evaluated by the clockless commit.
@@ -116,6 +125,10 @@ impl Track {
             deferred: None,
             queue: Vec::new(),
             clock_live: clock,
+            provisional: None,
+            revisable: None,
+            square_t: [0; 64],
+            finalizing: false,
             last_change: 0,
             settled: true,
             moves_made: ByColor::default(),

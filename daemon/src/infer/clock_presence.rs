@@ -27,6 +27,20 @@ impl Inferrer {
             return;
         }
         self.tracks[board].clock_live = up;
+        if up {
+            self.clock_found(board, out);
+        } else {
+            if let Some(p) = self.tracks[board].pending.take()
+                && !self.try_resolve(board, p, true, out)
+                && !p.alerted
+            {
+                // A press nothing explained: said as it would have been after its grace.
+                self.tracks[board].pending = Some(p);
+                self.alert_pending(board, out);
+                self.tracks[board].pending = None;
+            }
+            self.clock_lost(t, board, out);
+        }
         let (code, detail) = if up {
             (
                 AlertCode::ClockRestored,

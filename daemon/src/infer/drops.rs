@@ -15,7 +15,14 @@ use super::output::Inference;
 
 impl Inferrer {
     pub(crate) fn defer_drop(&mut self, board: BoardId, exp: Explanation, done: Completion) {
-        let deadline = done.t.saturating_add(self.config.drop_tolerance_ms);
+        let tolerance = if self.clockless(board) {
+            self.config
+                .drop_tolerance_ms
+                .max(super::clockless::CLOCKLESS_DROP_TOLERANCE_MS)
+        } else {
+            self.config.drop_tolerance_ms
+        };
+        let deadline = done.t.saturating_add(tolerance);
         self.tracks[board].deferred = Some(DeferredDrop {
             exp,
             done,
@@ -86,6 +93,10 @@ impl Inferrer {
             let mut merged = remaining;
             merged.append(q);
             *q = merged;
+        } else if self.clockless(board) {
+            // The board was not judged while the drop waited: it is now.
+            let t = self.tracks[board].last_change;
+            self.clockless_explain(t, board, out);
         }
     }
 

@@ -213,18 +213,8 @@ impl Inferrer {
                 self.alert_pending(board, out);
             }
             self.gap_timer(t, board, out);
-            let track = &self.tracks[board];
-            if !self.has_clock(board)
-                && !track.settled
-                && t >= track
-                    .last_change
-                    .saturating_add(self.config.stable_commit_ms)
-            {
-                let at = track
-                    .last_change
-                    .saturating_add(self.config.stable_commit_ms);
-                self.tracks[board].settled = true;
-                self.clockless_commit(board, at, out);
+            if self.clockless(board) {
+                self.clockless_timer(t, board, out);
             }
         }
     }
@@ -269,6 +259,9 @@ impl Inferrer {
             }
         }
         self.retry_pending(board, out);
+        if self.clockless(board) {
+            self.clockless_explain(t, board, out);
+        }
         self.check_new_game(t, out);
     }
 
@@ -294,6 +287,9 @@ impl Inferrer {
         self.grab_square(t, board, sq, (was, piece), out);
         if self.tracks[board].pending.is_some() {
             self.retry_pending(board, out);
+        }
+        if self.clockless(board) {
+            self.clockless_square(t, board, sq, (was, piece), out);
         }
         if piece.is_some() {
             self.check_new_game(t, out);
@@ -417,6 +413,11 @@ impl Inferrer {
             }
             return;
         }
+        if self.clockless(board) {
+            // Readings of a clock that is not followed (configured without one, or lost):
+            // they show the times, they complete no move.
+            return;
+        }
         match (previous, running) {
             (Some(x), Some(y)) if x != y && seen => self.on_press(t, board, x, Some(readings), out),
             _ if gap_check => self.infer_gap(t, board, out),
@@ -536,6 +537,13 @@ impl Inferrer {
         let mut exp = exp;
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand)
             && let crate::rules::Move::Drop { piece, .. } = exp.mv
+            && self.supply_from(board.other(), board, piece, out)
+        {
+            // The capture that supplies it stood on the other board, not yet final.
+            exp.legality = self.game.board(board).classify(&exp.mv);
+        }
+        if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand)
+            && let crate::rules::Move::Drop { piece, .. } = exp.mv
             && self.switch_gap_for_drop(done.t, board, piece, out)
         {
             exp.legality = self.game.board(board).classify(&exp.mv);
@@ -627,7 +635,7 @@ impl Inferrer {
         // still in hand) goes before the presses decided meanwhile. (A drop that waited
         // for its supplier stays after it: that is the order the rules give.)
         let mut at = self.record.len();
-        while flags.late_put && at > 0 && self.record[at - 1].t > entry.t {
+        while (flags.late_put || flags.no_clock) && at > 0 && self.record[at - 1].t > entry.t {
             // A drop never goes before the partner's capture that may have supplied it.
             let passed = &self.record[at - 1];
             let supplier = !held_at_press
@@ -688,6 +696,13 @@ impl Inferrer {
         self.check_discrepancy(board, t, residual, out);
         self.audit(t, Some(board), out);
         self.after_handoff(out);
+        let partner = board.other();
+        if entry.handoff.is_some() && self.clockless(partner) {
+            // The piece may be what the partner's board was waiting for (a drop made
+            // before the capture was final): it is judged again.
+            let at = self.tracks[partner].last_change;
+            self.clockless_explain(at, partner, out);
+        }
     }
 
     /// The BFEN of both boards with the latest readings: the same text as
@@ -807,6 +822,9 @@ impl Inferrer {
             track.gap = None;
             track.last_gap = None;
             track.owed_presses.clear();
+        }
+        for b in BoardId::ALL {
+            self.clockless_reset(b);
         }
         out.push(Inference::NewGame { t });
     }

@@ -48,7 +48,8 @@
 //! - `alerts`: presses nothing explains, takebacks, missing pieces, the material audit;
 //! - `drops`: the cross-board drop race and premature drops;
 //! - `promotion`: promotions not shown, corrections, operator replacements;
-//! - `settle`: commits without a press (clockless boards, a resync without a gap);
+//! - `clockless`: boards without a clock, followed square by square at bughouse speed;
+//! - `settle`: a resync without a gap;
 //! - [`gap`]: link gaps: the search for the plies a silent board played, their times
 //!   from the clocks, drops of the other board pending on the gap, the arbiter's fill.
 
@@ -61,6 +62,7 @@ mod alerts;
 mod board_track;
 mod clock_presence;
 mod clock_side;
+mod clockless;
 mod drops;
 mod engine;
 mod koedem;

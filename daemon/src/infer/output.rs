@@ -171,6 +171,9 @@ pub enum CorrectionKind {
     Replace,
     /// An operator filled a link gap with the moves that were missing.
     Fill,
+    /// A clockless board's move, final after the board was still, was only the first
+    /// stop of its mover's hand (a slow slide, castling rook first): the whole move.
+    Revised,
 }
 
 /// An earlier record entry was changed; the game was re-played from there.

@@ -1,6 +1,5 @@
-//! Commits without a clock press: clockless boards (the placement stable for
-//! `stable_commit_ms` equals the position after one or two moves) and the gap of a link
-//! loss (the resync snapshot differs from the game while the clock shows no press).
+//! Commits without a clock press after a link loss: the resync snapshot differs from the
+//! game while the clock shows no press.
 
 use crate::rules::{BoardId, Color, Position};
 
@@ -10,28 +9,6 @@ use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags};
 
 impl Inferrer {
-    /// A clockless board has been stable: commit the one or two moves that give exactly
-    /// what it shows.
-    pub(crate) fn clockless_commit(&mut self, board: BoardId, at: u64, out: &mut Vec<Inference>) {
-        if self.tracks[board].deferred.is_some() || self.in_gap(board) {
-            return;
-        }
-        let flags = MoveFlags {
-            no_clock: true,
-            ..MoveFlags::default()
-        };
-        let done = Completion {
-            t: at,
-            readings: None,
-            flags,
-            presser: None,
-            held_at_press: false,
-        };
-        for (exp, _) in self.exact_sequence(board) {
-            self.commit_explained(board, exp, done, out);
-        }
-    }
-
     /// After a resync: the first clock reading shows no press, yet the snapshot differs
     /// from the game. Two plies (a move and its reply, both pressed in the gap) are taken
     /// when they explain the snapshot exactly; anything else is alerted.
