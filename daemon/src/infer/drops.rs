@@ -103,7 +103,7 @@ impl Inferrer {
     /// Whether the other board shows, unpressed, the capture that would supply the drop:
     /// a piece of the dropped kind and colour is missing there against its committed
     /// position.
-    fn capture_pending_on_other_board(&self, board: BoardId, m: &Move) -> bool {
+    pub(crate) fn capture_pending_on_other_board(&self, board: BoardId, m: &Move) -> bool {
         let Move::Drop { piece, .. } = *m else {
             return false;
         };

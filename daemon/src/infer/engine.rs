@@ -332,6 +332,13 @@ impl Inferrer {
         if was_down {
             return;
         }
+        if self.clockless(board) {
+            // The move last seen complete stands: the gap starts after it.
+            self.tracks[board].awaiting_snapshot = false;
+            self.finalize(board, false, out);
+            self.tracks[board].revisable = None;
+            self.tracks[board].awaiting_snapshot = true;
+        }
         self.open_gap(t, board);
         out.push(Inference::Alert(Alert {
             t,

@@ -170,6 +170,18 @@ impl Inferrer {
         };
         self.tracks[board].provisional = Some(p);
         self.supply_waiting_drop(board, out);
+        let partner = board.other();
+        if self.tracks[board]
+            .provisional
+            .is_some_and(|p| self.hands(board, &p.exp).is_some())
+            && self.clockless(partner)
+            && self.tracks[partner].provisional.is_none()
+        {
+            // The partner's board may show a drop of the piece this capture supplies,
+            // made before the capture was read here.
+            let at = self.tracks[partner].last_change;
+            self.clockless_explain(at, partner, out);
+        }
     }
 
     /// When each ply of `seq` was completed: the last reading of a square only it changed
@@ -264,7 +276,7 @@ impl Inferrer {
     }
 
     /// What a move of `board` hands to the partner: the board and piece received.
-    fn hands(&self, board: BoardId, exp: &Explanation) -> Option<(BoardId, Piece)> {
+    pub(crate) fn hands(&self, board: BoardId, exp: &Explanation) -> Option<(BoardId, Piece)> {
         let pos = self.game.board(board);
         let (victim, sq) = match exp.mv {
             Move::Normal { to, .. } => (pos.board().piece_at(to)?, to),

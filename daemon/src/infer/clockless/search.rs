@@ -22,6 +22,9 @@ const MAX_PLIES: usize = 4;
 const NODE_BUDGET: usize = 4000;
 
 struct Search<'a> {
+    /// Drops whose piece is not in hand yet but on its way: the other board shows the
+    /// capture that supplies it.
+    coming: &'a dyn Fn(&Move) -> bool,
     phys: &'a Board,
     lifts: &'a LiftOrder,
     /// The squares a ply may touch.
@@ -41,10 +44,11 @@ impl Search<'_> {
         if depth == 1 {
             let e = matcher::explain(pos, self.phys, turn, self.lifts, &mut self.scratch, true)?;
             let fits = e.mover == turn
-                && matches!(
-                    e.legality,
-                    Legality::Legal | Legality::Illegal(IllegalReason::DropNotInHand)
-                );
+                && match e.legality {
+                    Legality::Legal => true,
+                    Legality::Illegal(IllegalReason::DropNotInHand) => (self.coming)(&e.mv),
+                    Legality::Illegal(_) => false,
+                };
             return fits.then(|| vec![e]);
         }
         let legal = matcher::candidates(
@@ -62,7 +66,8 @@ impl Search<'_> {
             .filter(|&(i, m)| {
                 i < legal
                     || (m.is_drop()
-                        && pos.classify(m) == Legality::Illegal(IllegalReason::DropNotInHand))
+                        && pos.classify(m) == Legality::Illegal(IllegalReason::DropNotInHand)
+                        && (self.coming)(m))
             })
             .map(|(_, m)| pos.normalize(m))
             .collect();
@@ -89,6 +94,20 @@ impl Search<'_> {
 }
 
 impl Inferrer {
+    /// Whether the piece of drop `m` on `board`, not in hand, is on its way: the other
+    /// board shows the capture that supplies it (provisional, or its victim gone from the
+    /// board).
+    fn piece_coming(&self, board: BoardId, m: &Move) -> bool {
+        let Move::Drop { piece, .. } = *m else {
+            return false;
+        };
+        let other = board.other();
+        let provisional = self.tracks[other]
+            .provisional
+            .is_some_and(|p| self.hands(other, &p.exp) == Some((board, piece)));
+        provisional || self.capture_pending_on_other_board(board, m)
+    }
+
     /// The shortest sequence of plies from the committed position that gives exactly what
     /// `board` shows (see the module docs); failing any, one ply however illegal or out of
     /// turn that gives it. Empty when nothing fits (a move in progress).
@@ -97,18 +116,21 @@ impl Inferrer {
         let phys = self.tracks[board].physical;
         let lifts = self.tracks[board].lifts.clone();
         let turn = pos.turn();
-        let one = matcher::explain(&pos, &phys, turn, &lifts, &mut self.scratch, true);
+        let coming = |m: &Move| self.piece_coming(board, m);
+        let one = matcher::explain(&pos, &phys, turn, &lifts, &mut MoveList::new(), true);
         if let Some(e) = one
             && e.mover == turn
-            && matches!(
-                e.legality,
-                Legality::Legal | Legality::Illegal(IllegalReason::DropNotInHand)
-            )
+            && match e.legality {
+                Legality::Legal => true,
+                Legality::Illegal(IllegalReason::DropNotInHand) => coming(&e.mv),
+                Legality::Illegal(_) => false,
+            }
         {
             return vec![e];
         }
         let d = matcher::diff(&pos, &phys);
         let mut search = Search {
+            coming: &coming,
             phys: &phys,
             lifts: &lifts,
             area: lifts.iter().fold(d, |acc, &(sq, _)| acc.with(sq)),

@@ -536,6 +536,7 @@ impl Inferrer {
 
     /// The board shows the committed position again: the gap closes with no move.
     fn close_gap(&mut self, board: BoardId, end: ClockMark, out: &mut Vec<Inference>) {
+        self.clockless_reset(board);
         let track = &mut self.tracks[board];
         track.gap = None;
         track.lifts.clear();
