@@ -38,12 +38,21 @@ struct Tally {
     other_alerts: usize,
     unreplayable: Vec<String>,
     revisions: usize,
+    /// Clockless moves: trace ms from the placement that completed a move to its commit.
+    latencies: Vec<u64>,
 }
 
 impl Tally {
     fn line(&self, what: &str) -> String {
+        let mut l = self.latencies.clone();
+        l.sort_unstable();
+        let pct = |p: f64| {
+            l.get(((l.len() as f64 - 1.0) * p).round() as usize)
+                .copied()
+                .unwrap_or(0)
+        };
         format!(
-            "{what}: {} games, {} boards: {} exact ({:.1} %), {} short, {} wrong, {} illegal-move alerts, {} other alerts, {} revised, {} not replayable",
+            "{what}: {} games, {} boards: {} exact ({:.1} %), {} short, {} wrong, {} illegal-move alerts, {} other alerts, {} revised, {} not replayable; commit latency p50 {} ms, p99 {} ms, max {} ms",
             self.games,
             self.boards,
             self.exact,
@@ -53,7 +62,10 @@ impl Tally {
             self.illegal_alerts,
             self.other_alerts,
             self.revisions,
-            self.unreplayable.len()
+            self.unreplayable.len(),
+            pct(0.5),
+            pct(0.99),
+            l.last().copied().unwrap_or(0)
         )
     }
 }
@@ -120,14 +132,27 @@ fn run_one(
     let mut inf = Inferrer::new(config, Some(game.start.clone()));
     let mut out = Vec::new();
     let mut last = 0;
+    let mut seen = 0;
+    let mut latency = |out: &[Inference], now: u64, tally: &mut Tally| {
+        for i in &out[seen..] {
+            if let Inference::Move { entry, .. } = i
+                && entry.flags.no_clock
+            {
+                tally.latencies.push(now.saturating_sub(entry.t));
+            }
+        }
+        seen = out.len();
+    };
     for (t, ev) in &trace {
         // The daemon's timers tick between events.
         let mut k = last + 50;
         while k < *t {
             out.extend(inf.tick(k));
+            latency(&out, k, tally);
             k += 50;
         }
         inf.observe_into(*t, ev, &mut out);
+        latency(&out, *t, tally);
         last = *t;
     }
     out.extend(inf.tick(last + 60_000));

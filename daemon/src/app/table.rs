@@ -604,7 +604,7 @@ pub(crate) fn test_config(dir: &std::path::Path, match_id: &str) -> Config {
         mqtt: None,
         http: None,
         record_dir: dir.to_owned(),
-        stable_commit_ms: 1500,
+        stable_commit_ms: crate::infer::config::DEFAULT_STABLE_COMMIT_MS,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
         koedem: crate::config::KoedemOptions::default(),

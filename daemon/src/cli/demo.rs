@@ -385,7 +385,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
             arbiter_token_file: Some(token_path),
         }),
         record_dir: dir.join("games"),
-        stable_commit_ms: 1500,
+        stable_commit_ms: crate::infer::config::DEFAULT_STABLE_COMMIT_MS,
         drop_tolerance_ms: 300,
         gap_max_plies: 6,
         // The grab window is game time: the sped-up demo shrinks it with everything else.

@@ -78,7 +78,7 @@ pub(crate) struct Track {
     pub(crate) provisional: Option<super::clockless::Provisional>,
     /// Clockless: the record entry of the board's last move, made final by stillness
     /// alone, that its mover may still go on with (a slow slide, castling after its rook).
-    pub(crate) revisable: Option<usize>,
+    pub(crate) revisable: Option<super::clockless::Revisable>,
     /// Clockless: its provisional move is being committed (nothing else is judged).
     pub(crate) finalizing: bool,
     /// When each square's reading last changed (the time a move was completed).

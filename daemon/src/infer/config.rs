@@ -2,15 +2,22 @@
 
 use crate::rules::{ByBoard, Ruleset};
 
+/// The default of [`InferConfig::stable_commit_ms`]: longer than a hand rests between two
+/// placements of one move (a slide, a capture), shorter than the 1 s a spectator may wait
+/// for a move (the `clockless_latency` benchmark measures it).
+pub const DEFAULT_STABLE_COMMIT_MS: u64 = 800;
+
 /// The configuration of an [`Inferrer`](super::Inferrer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct InferConfig {
     /// The rules of the match.
     pub ruleset: Ruleset,
-    /// Whether each board has a clock. A board without one commits a move when its
-    /// placement has been stable for [`stable_commit_ms`](Self::stable_commit_ms).
+    /// Whether each board has a clock. A board without one is followed square by square:
+    /// a move is final when the other side's next move begins, or when the board has been
+    /// still for [`stable_commit_ms`](Self::stable_commit_ms).
     pub clock: ByBoard<bool>,
-    /// Clockless boards: how long (ms) a placement must stay unchanged to be committed.
+    /// Clockless boards: how long (ms) the board must be still, with a move on it, for
+    /// that move to be final when the other side has not started its own.
     pub stable_commit_ms: u64,
     /// How late (ms) the other board's press that supplies a dropped piece may arrive and
     /// still make the drop legal (the cross-board race of case 30).
@@ -37,7 +44,7 @@ impl Default for InferConfig {
         InferConfig {
             ruleset: Ruleset::default(),
             clock: ByBoard { a: true, b: true },
-            stable_commit_ms: 1500,
+            stable_commit_ms: DEFAULT_STABLE_COMMIT_MS,
             drop_tolerance_ms: 300,
             press_grace_ms: 2500,
             new_game_idle_ms: 60_000,

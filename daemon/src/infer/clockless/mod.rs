@@ -14,11 +14,12 @@
 //!   the piece on, or castling rook first. The plies before it are final: the other side
 //!   has moved since.
 //! - A provisional move becomes final when the other side's next move begins (one of its
-//!   pieces lifted, or put down, away from the squares of the move) or when the board has
-//!   been still for [`stable_commit_ms`](super::InferConfig::stable_commit_ms) with only
-//!   that move on it (pieces in hands aside). An illegal or out-of-turn reading waits
-//!   twice as long and is never made final by a touch of the other side: it is usually
-//!   half of something legal (a king on g1 before its rook follows).
+//!   pieces lifted, or put down, away from the squares of the move; or another piece of
+//!   the mover lifted: the other side takes it, a victim lifted first) or when the board
+//!   has been still for [`stable_commit_ms`](super::InferConfig::stable_commit_ms) with
+//!   only that move on it (pieces in hands aside). An illegal or out-of-turn reading, and
+//!   a rook move that castling would explain once the king follows (case 7), wait twice
+//!   as long.
 //! - A move made final by stillness alone may still be the first stop of a slow slide or
 //!   the rook half of castling: when its mover goes on with the same piece (or the king)
 //!   before the other side moves, the record entry is corrected to the whole move.
@@ -45,6 +46,17 @@ const ILLEGAL_PATIENCE: u64 = 2;
 /// on a clockless board: the partner's hand may put the piece down before the capture's
 /// last placement is read on the other board.
 pub(crate) const CLOCKLESS_DROP_TOLERANCE_MS: u64 = 1500;
+
+/// A clockless board's last move, made final by stillness alone: its mover may still go
+/// on with the piece (a slow slide, castling after its rook).
+#[derive(Debug, Clone)]
+pub(crate) struct Revisable {
+    /// Its side and move number.
+    side: crate::rules::Color,
+    number: u32,
+    /// The board's position before it.
+    before: Position,
+}
 
 /// A move seen complete on a clockless board, not final yet.
 #[derive(Debug, Clone, Copy)]
@@ -89,17 +101,21 @@ impl Inferrer {
             return;
         }
         if let Some(p) = self.tracks[board].provisional
-            && p.sure(self.game.board(board))
             && !matcher::touched(&p.exp.mv).contains(sq)
         {
             let other = p.exp.mover.other();
-            let touched_by_other = match (was, now) {
-                (Some(w), None) => w.color == other,
+            let castling_half = self.may_castle_after(board, &p);
+            let let_go = match (was, now) {
+                // The other side's move begins.
                 (_, Some(n)) => n.color == other,
+                (Some(w), None) if w.color == other => true,
+                // Another piece of the mover's colour lifted: the other side takes it
+                // (a victim lifted first), or touches it; the mover's hand is done with
+                // its move, unless the move was a rook's, its king may follow.
+                (Some(_), None) => !castling_half,
                 (None, None) => false,
             };
-            if touched_by_other {
-                // The other side's move begins: the mover has let go.
+            if let_go {
                 self.finalize(board, false, out);
             }
         }
@@ -228,7 +244,13 @@ impl Inferrer {
         self.commit_explained(board, p.exp, done, out);
         self.tracks[board].finalizing = false;
         self.tracks[board].revisable = if still && self.record.len() > len {
-            self.record.iter().rposition(|e| e.board == board)
+            let before = self.tracks[board].history.last().cloned();
+            let last = self.record.iter().rev().find(|e| e.board == board);
+            last.zip(before).map(|(e, before)| Revisable {
+                side: e.side,
+                number: e.number,
+                before,
+            })
         } else {
             None
         };
@@ -275,6 +297,30 @@ impl Inferrer {
         }
     }
 
+    /// Whether the provisional move is a rook's that castling would also explain once its
+    /// king follows (castling rook first, case 7): the king still home with the right to
+    /// castle on that side, and the rook on the square castling gives it.
+    fn may_castle_after(&self, board: BoardId, p: &Provisional) -> bool {
+        let Move::Normal {
+            role: Role::Rook,
+            from,
+            to,
+            capture: None,
+            ..
+        } = p.exp.mv
+        else {
+            return false;
+        };
+        let pos = self.game.board(board);
+        let king = Square::from_coords(
+            crate::rules::File::E,
+            crate::rules::Rank::First.relative_to(p.exp.mover),
+        );
+        pos.board().piece_at(king) == Some(Role::King.of(p.exp.mover))
+            && pos.castling_rights().contains(from)
+            && to == crate::rules::castle_rook_target(king, from)
+    }
+
     /// What a move of `board` hands to the partner: the board and piece received.
     pub(crate) fn hands(&self, board: BoardId, exp: &Explanation) -> Option<(BoardId, Piece)> {
         let pos = self.game.board(board);
@@ -309,7 +355,7 @@ impl Inferrer {
             return;
         };
         let pos = self.game.board(board);
-        let wait = if p.sure(pos) {
+        let wait = if p.sure(pos) && !self.may_castle_after(board, &p) {
             self.config.stable_commit_ms
         } else {
             self.config.stable_commit_ms * ILLEGAL_PATIENCE
@@ -322,9 +368,11 @@ impl Inferrer {
         let mut after = pos.clone();
         after.play(&p.exp.mv);
         let left = matcher::diff(&after, &track.physical);
-        let only_lifted = left
-            .into_iter()
-            .all(|sq| track.physical.piece_at(sq).is_none());
+        // The moved piece in the air again is the hand still moving it (a slow slide).
+        let only_lifted = !left.contains(p.exp.mv.to())
+            && left
+                .into_iter()
+                .all(|sq| track.physical.piece_at(sq).is_none());
         if only_lifted {
             self.finalize(board, true, out);
         }
@@ -335,18 +383,17 @@ impl Inferrer {
     /// side from before it explains the board (a slide gone on, castling after its rook),
     /// the record is corrected to that move. Returns whether it was.
     fn revise(&mut self, t: u64, board: BoardId, out: &mut Vec<Inference>) -> bool {
-        let Some(index) = self.tracks[board].revisable else {
+        let Some(r) = self.tracks[board].revisable.clone() else {
             return false;
         };
-        let Some(entry) = self.record.get(index).cloned() else {
+        let Some(index) = self.record.iter().rposition(|e| e.board == board) else {
             return false;
         };
-        if self.record[index + 1..].iter().any(|e| e.board == board) {
+        let entry = self.record[index].clone();
+        if (entry.side, entry.number) != (r.side, r.number) {
             return false;
         }
-        let Some(before) = self.tracks[board].history.last().cloned() else {
-            return false;
-        };
+        let before = r.before;
         let track = &self.tracks[board];
         let Some(e) = matcher::explain(
             &before,
