@@ -739,7 +739,9 @@ impl Config {
                 file,
                 &raw.record.map_or_else(|| PathBuf::from("games"), |r| r.dir),
             ),
-            stable_commit_ms: inference.stable_commit_ms.unwrap_or(crate::infer::config::DEFAULT_STABLE_COMMIT_MS),
+            stable_commit_ms: inference
+                .stable_commit_ms
+                .unwrap_or(crate::infer::config::DEFAULT_STABLE_COMMIT_MS),
             drop_tolerance_ms: inference.drop_tolerance_ms.unwrap_or(300),
             gap_max_plies: inference.gap_max_plies.unwrap_or(6).clamp(1, 8),
             koedem,

@@ -351,7 +351,8 @@ fn physical_moves(
     let shown_at =
         |sq: Square| shown_at(phys, lifts, mover, sq).filter(|p| b.piece_at(sq) != Some(*p));
     let appeared: Bitboard = d.into_iter().filter(|&sq| shown_at(sq).is_some()).collect();
-    if appeared.count() > 3 || vanished.count() > 4 {
+    // A bound on the pairs tried (a slide's crossed squares count as appeared).
+    if appeared.count() > 6 || vanished.count() > 6 {
         return;
     }
     let last = Bitboard::from_rank(Rank::Eighth.relative_to(mover));

@@ -104,15 +104,17 @@ impl Inferrer {
             && !matcher::touched(&p.exp.mv).contains(sq)
         {
             let other = p.exp.mover.other();
-            let castling_half = self.may_castle_after(board, &p);
             let let_go = match (was, now) {
                 // The other side's move begins.
                 (_, Some(n)) => n.color == other,
                 (Some(w), None) if w.color == other => true,
-                // Another piece of the mover's colour lifted: the other side takes it
-                // (a victim lifted first), or touches it; the mover's hand is done with
-                // its move, unless the move was a rook's, its king may follow.
-                (Some(_), None) => !castling_half,
+                // Another piece of the mover's colour lifted from where it stands: the
+                // other side takes it (a victim lifted first), or touches it; the mover's
+                // hand is done with its move, unless the move was a rook's, its king may
+                // follow. (A piece lifted from a square it only crossed is still moving.)
+                (Some(w), None) => {
+                    self.stands_after(board, &p, sq, w) && !self.may_castle_after(board, &p)
+                }
                 (None, None) => false,
             };
             if let_go {
@@ -295,6 +297,14 @@ impl Inferrer {
         if self.hands(board, &p.exp) == Some((other, piece)) {
             self.finalize(board, false, out);
         }
+    }
+
+    /// Whether `piece` stands on `sq` in the position after the provisional move (it is
+    /// not a piece in transit).
+    fn stands_after(&self, board: BoardId, p: &Provisional, sq: Square, piece: Piece) -> bool {
+        let mut after = self.game.board(board).clone();
+        after.play(&p.exp.mv);
+        after.board().piece_at(sq) == Some(piece)
     }
 
     /// Whether the provisional move is a rook's that castling would also explain once its

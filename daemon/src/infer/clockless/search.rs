@@ -8,7 +8,7 @@
 //! squares that changed, or were touched since the last commit, can be a ply's squares,
 //! which keeps the search small; a node budget bounds it all the same.
 
-use crate::rules::{Bitboard, Board, IllegalReason, Legality, Move, MoveList, Position};
+use crate::rules::{Bitboard, Board, IllegalReason, Legality, Move, MoveList, Position, Role};
 
 use super::super::Inferrer;
 use super::super::matcher::{self, Explanation, LiftOrder};
@@ -72,6 +72,9 @@ impl Search<'_> {
             .map(|(_, m)| pos.normalize(m))
             .collect();
         for mv in moves {
+            if !self.seen_landing(pos, &mv) {
+                continue;
+            }
             let mut after = pos.clone();
             after.play(&mv);
             if let Some(mut rest) = self.find(&after, depth - 1) {
@@ -90,6 +93,47 @@ impl Search<'_> {
             }
         }
         None
+    }
+}
+
+impl Search<'_> {
+    /// Whether the sensors saw the piece of `mv` arrive on its square since the last
+    /// commit: a ply before the last one must have been on the board, not only be a way
+    /// to reach what it shows (a piece lifted and held is not "gone out and been
+    /// captured").
+    fn seen_landing(&self, pos: &Position, mv: &Move) -> bool {
+        let color = pos.turn();
+        let (sq, roles): (_, &[Role]) = match *mv {
+            Move::Normal {
+                role,
+                to,
+                promotion: Some(p),
+                ..
+            } => (
+                to,
+                if role == Role::Pawn {
+                    &[Role::Pawn, p][..]
+                } else {
+                    &[]
+                },
+            ),
+            Move::Normal { role, to, .. } => (to, &[role][..]),
+            Move::EnPassant { to, .. } => (to, &[Role::Pawn][..]),
+            Move::Castle { king, rook } => (
+                crate::rules::castle_king_target(king, rook),
+                &[Role::King][..],
+            ),
+            Move::Drop { piece, to } => (to, &[piece.role][..]),
+        };
+        let promoted_shown_as_pawn = pos.promoted().contains(mv.from().unwrap_or(sq));
+        self.lifts.iter().any(|&(s, p)| {
+            s == sq
+                && p.is_some_and(|p| {
+                    p.color == color
+                        && (roles.contains(&p.role)
+                            || (promoted_shown_as_pawn && p.role == Role::Pawn))
+                })
+        })
     }
 }
 
