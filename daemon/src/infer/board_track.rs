@@ -74,6 +74,10 @@ pub(crate) struct Track {
     pub(crate) queue: Vec<(u64, SensorEvent)>,
     /// Whether the board's clock reports (configured with one, and not lost since).
     pub(crate) clock_live: bool,
+    /// White's clock side the clock lines are labelled by, once a `clock_side` said it.
+    pub(crate) white_side: Option<super::ClockSideName>,
+    /// A `clock-side` alert was raised for this board (one is enough).
+    pub(crate) clock_side_alerted: bool,
     /// The time of the last square change (clockless commit).
     pub(crate) last_change: u64,
     /// The last change was evaluated by the clockless commit.
@@ -116,6 +120,8 @@ impl Track {
             deferred: None,
             queue: Vec::new(),
             clock_live: clock,
+            white_side: None,
+            clock_side_alerted: false,
             last_change: 0,
             settled: true,
             moves_made: ByColor::default(),

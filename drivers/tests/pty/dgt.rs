@@ -37,7 +37,7 @@ async fn clock_sides_follow_white_side_in_both_bwtime_layouts() {
         ec.bwtime_layout = layout;
         let emu = Emulator::start(ec, &lines).expect("emulator");
         let mut sc = session(emu.path());
-        sc.white_side = ClockSide::Right;
+        sc.white_side = Some(ClockSide::Right);
         sc.bwtime_layout = layout;
         let (_session, mut rx) = spawn_session(sc).expect("session");
         assert_eq!(next(&mut rx).await, link(BoardId::A, true));
