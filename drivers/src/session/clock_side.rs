@@ -157,9 +157,14 @@ impl SideLearner {
         self.in_hand = None;
     }
 
-    /// A clock reading whose running side was judged `running`: returns a decision to
-    /// state before the reading is labelled, when the labelling changes or is decided.
-    pub(crate) fn reading(&mut self, running: Option<ClockSide>) -> Option<Decision> {
+    /// A clock reading whose running side was judged `running` (`lever`: the side the lever
+    /// lets run, which a stopped clock starts with): returns a decision to state before the
+    /// reading is labelled, when the labelling changes or is first stated.
+    pub(crate) fn reading(
+        &mut self,
+        running: Option<ClockSide>,
+        lever: ClockSide,
+    ) -> Option<Decision> {
         let previous = std::mem::replace(&mut self.running, running);
         let decision = match (previous, running) {
             // Stopped: the interval pauses (a clock stopped mid-move keeps its evidence).
@@ -184,16 +189,27 @@ impl SideLearner {
             }
             None if !self.announced => {
                 self.announced = true;
+                let evidence = match self.configured {
+                    Some(_) => "as configured; not yet checked against play".into(),
+                    None if running.is_none() && self.placement == Placement::start() => {
+                        // A stopped clock starts the side its lever lets run.
+                        self.white_side = lever;
+                        format!(
+                            "the clock stands with its lever letting the {} side run first \
+                             from the start position, where only White can move; to be \
+                             checked when it runs",
+                            lever.name()
+                        )
+                    }
+                    None => format!(
+                        "nothing seen yet: White taken to be on the {} until the clock runs \
+                         from the start position or a move is pressed",
+                        self.white_side.name()
+                    ),
+                };
                 Some(Decision {
                     white_side: self.white_side,
-                    evidence: match self.configured {
-                        Some(_) => "as configured; not yet checked against play".into(),
-                        None => format!(
-                            "nothing seen yet: White taken to be on the {} until the clock \
-                             runs from the start position or a move is pressed",
-                            self.white_side.name()
-                        ),
-                    },
+                    evidence,
                 })
             }
             None => None,
@@ -435,9 +451,10 @@ mod tests {
             });
         }
 
-        /// A reading with `running`; the side stated before it is labelled, if any.
+        /// A reading with `running` (a stopped clock's lever on the left); the side stated
+        /// before it is labelled, if any.
         fn clock(&mut self, running: Option<ClockSide>) -> Option<ClockSide> {
-            let d = self.l.reading(running);
+            let d = self.l.reading(running, running.unwrap_or(Left));
             if let Some(d) = &d {
                 self.decisions.push(d.clone());
             }
@@ -456,6 +473,18 @@ mod tests {
         p.mv("e7", "e5", 'p');
         assert_eq!(p.clock(Some(Left)), None);
         assert_eq!(p.l.white_side(), Left);
+    }
+
+    #[test]
+    fn a_stopped_clock_at_the_start_is_first_read_by_its_lever() {
+        let mut p = Play::new(None);
+        assert_eq!(p.l.reading(None, Right).map(|d| d.white_side), Some(Right));
+        assert_eq!(p.clock(Some(Right)), None, "it runs as the lever said");
+        p.mv("e2", "e4", 'P');
+        assert_eq!(p.clock(Some(Left)), Some(Right));
+        // Configured, the lever is not read.
+        let mut q = Play::new(Some(Left));
+        assert_eq!(q.l.reading(None, Right).map(|d| d.white_side), Some(Left));
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl ClockTracker {
     pub(crate) fn observe(&mut self, t: &ClockTimes, out: &mut Vec<TraceEvent>) {
         let (left, right) = (t.left.total_seconds(), t.right.total_seconds());
         let running = self.judge.decide(self.board, t);
-        if let Some(d) = self.side.reading(running) {
+        if let Some(d) = self.side.reading(running, t.lever_side()) {
             out.push(TraceEvent::ClockSide {
                 board: self.board,
                 white_side: d.white_side,
