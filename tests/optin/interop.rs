@@ -189,7 +189,7 @@ async fn asyncdgt_reads_the_emulated_dgt_board_and_clock() {
     let readings = dedup(clock_readings(&game.lines));
     assert!(readings.len() >= 20, "{readings:?}");
     let mut config = EmulatorConfig::new(DriverKind::Dgt);
-    config.white_side = Some(ClockSide::Left);
+    config.white_side = ClockSide::Left;
     let emu = Emulator::start(config, &game.lines).expect("emulator");
     let last_board = placements.last().expect("positions").to_string();
     let last_clock = readings.last().expect("readings");
