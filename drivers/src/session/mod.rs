@@ -17,6 +17,16 @@
 //! squares between a `link` down and that snapshot. Clock events follow the rules of
 //! `clock_state` (press or change; time rises not passed on).
 //!
+//! # The clock (DGT)
+//!
+//! * Which side of the clock White sits on is learnt from play (`clock_side`): a
+//!   `clock_side` event states the side before the first `clock` event labelled by it, and
+//!   again whenever play decides or changes it ([`SessionConfig::white_side`] is the prior,
+//!   `None` for auto).
+//! * Whether a clock reports at all (`clock_presence`): `clock_link` down once the board has
+//!   said "no clock connected" for a while, or left a clock request unanswered; `clock_link`
+//!   up at the next valid reading. One each way.
+//!
 //! # Handshakes
 //!
 //! * DGT: `0x40` reset, `0x4D` version; on the version reply `0x4B` (update-nice, or `0x43`
