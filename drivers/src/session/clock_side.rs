@@ -166,6 +166,7 @@ impl SideLearner {
         lever: ClockSide,
     ) -> Option<Decision> {
         let previous = std::mem::replace(&mut self.running, running);
+        let was = self.announced.then_some(self.white_side);
         let decision = match (previous, running) {
             // Stopped: the interval pauses (a clock stopped mid-move keeps its evidence).
             (_, None) => None,
@@ -182,13 +183,9 @@ impl SideLearner {
                 self.first_run(side)
             }
         };
-        match decision {
-            Some(d) => {
-                self.announced = true;
-                Some(d)
-            }
+        let decision = match decision {
+            Some(d) => Some(d),
             None if !self.announced => {
-                self.announced = true;
                 let evidence = match self.configured {
                     Some(_) => "as configured; not yet checked against play".into(),
                     None if running.is_none() && self.placement == Placement::start() => {
@@ -213,7 +210,20 @@ impl SideLearner {
                 })
             }
             None => None,
+        };
+        if let Some(d) = &decision {
+            self.announced = true;
+            // What listen shows on stderr, and the daemon logs.
+            match was {
+                Some(was) if was != d.white_side => {
+                    tracing::info!(board = %self.board, white_side = d.white_side.name(), was = was.name(), evidence = %d.evidence, "White's side of the clock changed");
+                }
+                _ => {
+                    tracing::info!(board = %self.board, white_side = d.white_side.name(), evidence = %d.evidence, "White's side of the clock");
+                }
+            }
         }
+        decision
     }
 
     fn start_interval(&mut self, side: ClockSide) {
@@ -247,7 +257,6 @@ impl SideLearner {
         if prior == self.white_side && self.announced {
             return None;
         }
-        tracing::info!(board = %self.board, white_side = prior.name(), %evidence, "clock side before the first press");
         self.white_side = prior;
         Some(Decision {
             white_side: prior,
@@ -333,11 +342,6 @@ impl SideLearner {
     }
 
     fn decide(&mut self, side: ClockSide, evidence: String) -> Decision {
-        if side == self.white_side {
-            tracing::info!(board = %self.board, white_side = side.name(), %evidence, "clock side decided from play");
-        } else {
-            tracing::info!(board = %self.board, white_side = side.name(), was = self.white_side.name(), %evidence, "clock side changed from play");
-        }
         if self.configured.is_some_and(|c| c != side) {
             self.overruled = true;
         }
