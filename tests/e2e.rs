@@ -13,6 +13,10 @@
 //! * `outage`: a board's cable out for 4 s over three of its plies: a powered DGT board's
 //!   EEPROM log replayed at replug (the record exact); a DGT board that lost power, and a
 //!   Millennium board, bridged by the gap search (the same moves, order and result).
+//! * `clock_side`: a real DGT recording, also with its clock turned round, through
+//!   `listen` and `replay`: White's clock side learnt from play, the game exact.
+//! * `clock_unplug`: a board's clock unplugged mid-game and plugged back through the
+//!   daemon: `clock-lost`, `clock-restored`, and the whole game recorded.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -20,6 +24,10 @@
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
+#[path = "e2e/clock_side.rs"]
+mod clock_side;
+#[path = "e2e/clock_unplug.rs"]
+mod clock_unplug;
 #[path = "e2e/demo.rs"]
 mod demo;
 #[path = "e2e/koedem.rs"]

@@ -20,6 +20,8 @@
 //! * [`mqtt`]: a recording subscriber ([`mqtt::Subscriber`]) and a broker that can be
 //!   stopped and started again on the same port ([`mqtt::RestartableBroker`]).
 //! * [`http`]: a minimal HTTP/1.1 client for the JSON API and the SSE stream.
+//! * [`recording`]: the real DGT recording of `../shared` played as the board into
+//!   `bugbridge listen` over a pty, also with its clock turned round.
 //! * [`relay`]: a relay in tasks of the test ([`relay::RunningRelay`]) and the arbiter's POST.
 //! * [`scenarios`]: the scenarios run against any broker ([`scenarios::Broker`]): the
 //!   embedded one in `cargo test`, Debian's mosquitto in the opt-in suite.
@@ -35,6 +37,8 @@ pub mod game;
 pub mod http;
 #[path = "support/mqtt.rs"]
 pub mod mqtt;
+#[path = "support/recording.rs"]
+pub mod recording;
 #[path = "support/relay.rs"]
 pub mod relay;
 #[path = "support/scenarios.rs"]

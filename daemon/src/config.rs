@@ -64,10 +64,16 @@ pub enum DriverKind {
 }
 
 /// Where a board's clock comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ClockSource {
-    /// A DGT clock relayed through this board.
+    /// Found or missed (the default): a DGT board starts with a clock, and its session
+    /// reports when the board says none is plugged in or it stops reporting, and when it
+    /// reports again; a Millennium board has none.
+    #[default]
+    Auto,
+    /// A DGT clock relayed through this board: expected, so a missing one is warned about
+    /// (and still followed).
     Board,
     /// No clock: moves are committed when the board has been stable for a while.
     None,
@@ -77,10 +83,12 @@ pub enum ClockSource {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum WhiteSide {
-    /// The left side (the default).
+    /// Learnt from play (the default): the colour that moves while a side's time runs.
     #[default]
+    Auto,
+    /// The left side; play that shows otherwise is followed, with a `clock-side` alert.
     Left,
-    /// The right side.
+    /// The right side; likewise.
     Right,
 }
 
@@ -195,7 +203,7 @@ pub struct RawBoard {
     #[serde(default)]
     pub usb_serial: Option<String>,
     /// Where the clock comes from.
-    #[serde(default = "default_clock")]
+    #[serde(default)]
     pub clock: ClockSource,
     /// Which side of the clock White sits on.
     #[serde(default)]
@@ -209,10 +217,6 @@ pub struct RawBoard {
     /// For `emulated`: the sensor trace it plays.
     #[serde(default)]
     pub trace: Option<PathBuf>,
-}
-
-fn default_clock() -> ClockSource {
-    ClockSource::Board
 }
 
 /// `[mqtt]`.
@@ -333,6 +337,19 @@ impl fmt::Display for TimeControl {
     }
 }
 
+impl BoardConfig {
+    /// Whether the board starts with a clock (`board`, or `auto` on a DGT board): its
+    /// presses complete its moves until its session says the clock is missing.
+    #[must_use]
+    pub fn has_clock(&self) -> bool {
+        match self.clock {
+            ClockSource::Board => true,
+            ClockSource::None => false,
+            ClockSource::Auto => self.driver != DriverKind::Millennium,
+        }
+    }
+}
+
 /// One board, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoardConfig {
@@ -344,7 +361,8 @@ pub struct BoardConfig {
     pub port: Option<String>,
     /// The USB serial number to find the board by.
     pub usb_serial: Option<String>,
-    /// Whether a clock is relayed through the board.
+    /// Whether a clock is relayed through the board (`auto` only on DGT and emulated
+    /// boards: a Millennium board's `auto` is resolved to `none`).
     pub clock: ClockSource,
     /// Which side of the clock White sits on.
     pub white_side: WhiteSide,
@@ -621,7 +639,10 @@ impl Config {
                 driver: b.driver,
                 port: b.port.clone(),
                 usb_serial: b.usb_serial.clone(),
-                clock: b.clock,
+                clock: match (b.driver, b.clock) {
+                    (DriverKind::Millennium, ClockSource::Auto) => ClockSource::None,
+                    (_, clock) => clock,
+                },
                 white_side: b.white_side,
                 orientation: b.orientation,
                 parity: b.parity,
@@ -834,6 +855,23 @@ dir = "games"
         assert_eq!(c.tags.get("WhiteA").map(String::as_str), Some("Ann"));
         assert_eq!(c.http.unwrap().listen.port(), 8080);
         assert_eq!(c.mqtt.unwrap().topic_prefix, "bughouse");
+    }
+
+    #[test]
+    fn clock_and_white_side_default_to_auto() {
+        let c = parse(
+            "[match]\nid = \"t\"\n[[board]]\nname = \"A\"\ndriver = \"dgt\"\nport = \"/dev/a\"\n\
+             [[board]]\nname = \"B\"\ndriver = \"millennium\"\nport = \"/dev/b\"\n",
+        )
+        .unwrap();
+        let (a, b) = (&c.boards[0], &c.boards[1]);
+        assert_eq!(
+            (a.clock, a.white_side),
+            (ClockSource::Auto, WhiteSide::Auto)
+        );
+        assert!(a.has_clock(), "a DGT board starts with its clock");
+        assert_eq!(b.clock, ClockSource::None, "a Millennium board has none");
+        assert!(!b.has_clock());
     }
 
     #[test]

@@ -27,7 +27,7 @@
 //! use bugbridge_drivers::trace::BoardId;
 //! # async fn f() -> std::io::Result<()> {
 //! let mut cfg = SessionConfig::new(DriverKind::Dgt, PortSpec::Path("/dev/ttyUSB0".into()), BoardId::A);
-//! cfg.white_side = bugbridge_drivers::dgt::ClockSide::Left; // config `white_side`
+//! cfg.white_side = Some(bugbridge_drivers::dgt::ClockSide::Left); // config `white_side` (None: auto)
 //! let (handle, mut events) = spawn_session(cfg)?;
 //! while let Some(ev) = events.recv().await {
 //!     // ev.at: Instant the bytes were read; ev.event: TraceEvent stamped with board A.
@@ -44,7 +44,7 @@
 //!
 //! # CLI wiring (daemon/src/cli)
 //!
-//! * `bugbridge listen --driver dgt|millennium --port PATH [--white-side left|right]
+//! * `bugbridge listen --driver dgt|millennium --port PATH [--white-side auto|left|right]
 //!   [--parity auto|odd|none] [--raw FILE]`: build `SessionConfig::new(kind,
 //!   PortSpec::Path(path), BoardId::A)`, set `white_side`, `millennium.parity` and `raw`
 //!   ([`session::RawLog`]), then `listen(cfg, &mut std::io::stdout(), async { let _ = tokio::signal::ctrl_c().await; }).await`.

@@ -1,5 +1,6 @@
 //! Two emulated e-boards on pseudo-terminals, played one event at a time: DGT boards with
-//! clocks by default, or a Millennium board (no clock) on either side.
+//! clocks by default, or a Millennium board (no clock) on either side. A DGT board also
+//! plays the trace's `clock_link` lines (its clock's cable out and in).
 //!
 //! Both boards run in [`Pace::Manual`]: nothing happens until the test advances them. The
 //! test plays the trace in its own order (the board whose next event is earliest goes
@@ -25,6 +26,8 @@ pub struct Step {
     pub press: bool,
     /// Its time in the trace (ms).
     pub t: u64,
+    /// A `clock_link` line: the clock's cable goes out (`false`) or back in (`true`).
+    pub clock_link: Option<bool>,
 }
 
 /// The two boards of a table.
@@ -90,12 +93,18 @@ impl Table {
             };
             let i = index(board);
             let clockless = drivers[i] == DriverKind::Millennium;
+            let mut clock_link = None;
             let press = match &line.event {
                 TraceEvent::Board { .. } if !seen_first[i] => {
                     seen_first[i] = true;
                     continue;
                 }
                 TraceEvent::Board { .. } | TraceEvent::Square { .. } => false,
+                // The clock's cable, played by a DGT board's emulator.
+                TraceEvent::ClockLink { up, .. } if !clockless => {
+                    clock_link = Some(*up);
+                    false
+                }
                 TraceEvent::Clock { running: r, .. } => {
                     let before = running[i].replace(*r);
                     let press = matches!((before, r), (Some(Some(x)), Some(y)) if x != *y);
@@ -120,6 +129,7 @@ impl Table {
                 board,
                 press,
                 t: line.t,
+                clock_link,
             });
         }
         Table {

@@ -85,10 +85,12 @@ impl Boards {
 fn session_config(b: &BoardConfig, driver: WireDriver, port: PortSpec) -> SessionConfig {
     let mut cfg = SessionConfig::new(driver, port, wire_board_id(b.id));
     cfg.white_side = match b.white_side {
-        WhiteSide::Left => ClockSide::Left,
-        WhiteSide::Right => ClockSide::Right,
+        WhiteSide::Auto => None,
+        WhiteSide::Left => Some(ClockSide::Left),
+        WhiteSide::Right => Some(ClockSide::Right),
     };
-    cfg.clock = b.clock == ClockSource::Board;
+    cfg.clock = b.has_clock();
+    cfg.clock_required = b.clock == ClockSource::Board;
     cfg.orientation = match b.orientation {
         Orientation::Auto => WireOrientation::Auto,
         Orientation::Normal => WireOrientation::Normal,
@@ -134,7 +136,7 @@ pub(crate) fn start(
                 let mut cfg = EmulatorConfig::new(WireDriver::Dgt);
                 cfg.board = wire_board_id(b.id);
                 cfg.pace = Pace::Timed { speed };
-                cfg.clock = b.clock == ClockSource::Board;
+                cfg.clock = b.has_clock();
                 drain.expect(cfg.board, lines, cfg.clock);
                 let emu = Emulator::start(cfg, lines)
                     .map_err(|e| AppError::Device(format!("board {}: emulator: {e}", b.id)))?;

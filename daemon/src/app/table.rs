@@ -14,7 +14,7 @@ use bugbridge_broadcast::{Hub, Update, wire};
 use bugbridge_drivers::trace::{Side, TraceEvent, TraceLine};
 use tracing::{debug, info, warn};
 
-use crate::config::{ClockSource, Config};
+use crate::config::Config;
 use crate::game::Match;
 use crate::infer::{InferConfig, Inference, OperatorAction, SensorEvent};
 use crate::publish;
@@ -60,7 +60,7 @@ impl Table {
                     .boards
                     .iter()
                     .find(|c| c.id == b)
-                    .is_none_or(|c| c.clock == ClockSource::Board)
+                    .is_none_or(crate::config::BoardConfig::has_clock)
             }),
             stable_commit_ms: config.stable_commit_ms,
             drop_tolerance_ms: config.drop_tolerance_ms,
@@ -589,7 +589,7 @@ pub(crate) fn test_config(dir: &std::path::Path, match_id: &str) -> Config {
         driver: crate::config::DriverKind::Dgt,
         port: Some(format!("/dev/null-{id}")),
         usb_serial: None,
-        clock: ClockSource::Board,
+        clock: crate::config::ClockSource::Board,
         white_side: crate::config::WhiteSide::Left,
         orientation: crate::config::Orientation::Auto,
         parity: crate::config::Parity::Auto,

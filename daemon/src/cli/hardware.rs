@@ -47,6 +47,27 @@ impl Side {
     }
 }
 
+/// White's clock side for `listen`: learnt from play, or a side play may overrule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LearntSide {
+    /// Learnt from play: the colour that moves while a side's time runs.
+    Auto,
+    /// Left of the clock, unless play shows otherwise (then said on stderr and followed).
+    Left,
+    /// Right of the clock, likewise.
+    Right,
+}
+
+impl LearntSide {
+    fn clock_side(self) -> Option<ClockSide> {
+        match self {
+            LearntSide::Auto => None,
+            LearntSide::Left => Some(ClockSide::Left),
+            LearntSide::Right => Some(ClockSide::Right),
+        }
+    }
+}
+
 /// Arguments of `listen`.
 #[derive(Debug, Args)]
 pub struct ListenArgs {
@@ -56,9 +77,10 @@ pub struct ListenArgs {
     /// The serial device.
     #[arg(long)]
     pub port: PathBuf,
-    /// Which side of the clock White sits on.
-    #[arg(long, value_enum, default_value = "left")]
-    pub white_side: Side,
+    /// Which side of the clock White sits on: auto learns it from play (what it decided,
+    /// and why, shows as a `clock_side` line and on stderr).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub white_side: LearntSide,
     /// Millennium parity: auto (accept both, answer as the board sends), odd, or none.
     #[arg(long, value_enum, default_value = "auto")]
     pub parity: Parity,

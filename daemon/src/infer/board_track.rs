@@ -83,6 +83,10 @@ pub(crate) struct Track {
     pub(crate) finalizing: bool,
     /// When each square's reading last changed (the time a move was completed).
     pub(crate) square_t: [u64; 64],
+    /// White's clock side the clock lines are labelled by, once a `clock_side` said it.
+    pub(crate) white_side: Option<super::ClockSideName>,
+    /// A `clock-side` alert was raised for this board (one is enough).
+    pub(crate) clock_side_alerted: bool,
     /// The time of the last square change (clockless commit).
     pub(crate) last_change: u64,
     /// The last change was evaluated by the clockless commit.
@@ -129,6 +133,8 @@ impl Track {
             revisable: None,
             square_t: [0; 64],
             finalizing: false,
+            white_side: None,
+            clock_side_alerted: false,
             last_change: 0,
             settled: true,
             moves_made: ByColor::default(),

@@ -15,6 +15,26 @@ pub enum ClockSide {
     Right,
 }
 
+impl ClockSide {
+    /// The other side.
+    #[must_use]
+    pub const fn other(self) -> ClockSide {
+        match self {
+            ClockSide::Left => ClockSide::Right,
+            ClockSide::Right => ClockSide::Left,
+        }
+    }
+
+    /// `"left"` or `"right"`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            ClockSide::Left => "left",
+            ClockSide::Right => "right",
+        }
+    }
+}
+
 /// Which side is in p0..p2 of a BWTIME message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BwtimeLayout {

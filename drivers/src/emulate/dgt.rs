@@ -80,7 +80,10 @@ impl DgtDevice {
     /// The reading a real clock would send now: status 0x08/0x09/0x12/0x13 (lever and turn
     /// bits together), flag bits on a side that reached zero.
     fn bwtime(&mut self, p: &Physical, now: Instant) -> Bwtime {
-        let Some(c) = p.clock.filter(|_| self.clock_attached) else {
+        let Some(c) = p
+            .clock
+            .filter(|_| self.clock_attached && !p.clock_unplugged)
+        else {
             let t = ClockTimes {
                 no_clock: true,
                 ..ClockTimes::default()
@@ -128,7 +131,7 @@ impl DgtDevice {
         now: Instant,
         out: &mut BytesMut,
     ) {
-        if !self.clock_attached {
+        if !self.clock_attached || p.clock_unplugged {
             return;
         }
         let set_times = matches!(cmd, ClockCommand::SetAndRun { .. });
@@ -261,7 +264,7 @@ impl Device for DgtDevice {
                     .encode(out);
                 }
             }
-            Change::Clock if self.clock_updates() && self.clock_attached => {
+            Change::Clock | Change::ClockLink if self.clock_updates() && self.clock_attached => {
                 let b = self.bwtime(p, now);
                 self.last_clock_sent = Some(b);
                 BoardMessage::Bwtime(b).encode(out);

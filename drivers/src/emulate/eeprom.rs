@@ -158,6 +158,9 @@ pub(crate) fn record(
                 log.piece(square_to_index(own), piece_to_code(*piece), &raw, now);
             }
         }
+        // The board sees no lever while the clock's cable is out.
+        Change::Clock if p.clock_unplugged => {}
+        Change::ClockLink => {}
         Change::Clock => {
             let Some(c) = p.clock else {
                 return;

@@ -7,7 +7,7 @@
 //! driver sees a hang-up) and "replug" (a new pty, the symlink re-pointed) look to the driver
 //! like a USB cable pulled and put back at the same `/dev/serial/by-path` name.
 //!
-//! The emulator plays one board's `board`/`square`/`clock` events of a trace, in order. A
+//! The emulator plays one board's `board`/`square`/`clock`/`clock_link` events of a trace, in order. A
 //! leading `board` event is the position set up before the cable was plugged in; everything
 //! after it is played once the host has finished its start-up (DGT: update mode and a dump;
 //! Millennium: the first `S`), paced by [`Pace`]. Events played while unplugged or muted
@@ -20,7 +20,10 @@
 //! acks to clock commands; SETNRUN sets the clock; DGT 3000 text is kept for
 //! [`DeviceStatus::clock_text`]; Revelation II LEDs are tracked. Like real hardware: the
 //! clock status byte is 0x08/0x09/0x12/0x13 (lever and turn bits), the running display
-//! never goes up except by the increment at a press (a stopped clock may be set), and field
+//! never goes up except by the Fischer increment at a press (the trace's `meta` time
+//! control, else what the trace's own readings added; a stopped clock may be set), a
+//! `clock_link` down line pulls the clock's cable out of the board (BWTIME says "no clock
+//! connected" until the `clock_link` up line) while the clock itself goes on, and field
 //! updates flow once an update mode is chosen, whether the host asked for the dump before or
 //! after. Millennium: `V S W R L X T` with
 //! parity (or without, [`EmulatorConfig::parity`]) and block check, the status h1 first,
@@ -161,12 +164,22 @@ impl Emulator {
             .filter(|l| l.event.board() == Some(config.board))
             .filter(|l| match l.event {
                 TraceEvent::Board { .. } | TraceEvent::Square { .. } => true,
-                // A Millennium board has no clock: its clock events are not part of its play.
-                TraceEvent::Clock { .. } => config.driver == DriverKind::Dgt,
+                // A Millennium board has no clock: its clock events (and its clock's cable
+                // going out and in) are not part of its play.
+                TraceEvent::Clock { .. } | TraceEvent::ClockLink { .. } => {
+                    config.driver == DriverKind::Dgt
+                }
                 _ => false,
             })
             .cloned()
             .collect();
+        let increment = trace.iter().find_map(|l| match &l.event {
+            TraceEvent::Meta {
+                time_control: Some(tc),
+                ..
+            } => fischer_increment(tc),
+            _ => None,
+        });
         let initial = match events.first() {
             Some(TraceLine {
                 event: TraceEvent::Board { placement, .. },
@@ -198,7 +211,7 @@ impl Emulator {
             ..EmulatorStatus::default()
         });
         let link_path = config.link_path.clone();
-        let player = player::Player::new(config, events, initial, pair, status_tx);
+        let player = player::Player::new(config, events, initial, increment, pair, status_tx);
         let thread = std::thread::Builder::new()
             .name("bugbridge-emulator".into())
             .spawn(move || player.run(rx))?;
@@ -210,6 +223,15 @@ impl Emulator {
             thread: Some(thread),
         })
     }
+}
+
+/// The increment of a `base+increment` time control, in seconds.
+fn fischer_increment(tc: &str) -> Option<f64> {
+    let (_, inc) = tc.split_once('+')?;
+    inc.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|i| i.is_finite() && *i >= 0.0)
 }
 
 /// Points the symlink `link` at `target`, atomically (symlink + rename).

@@ -41,6 +41,7 @@ impl Player {
         cfg: EmulatorConfig,
         events: Vec<TraceLine>,
         initial: Option<Placement>,
+        increment: Option<f64>,
         pty: PtyPair,
         status: watch::Sender<EmulatorStatus>,
     ) -> Self {
@@ -53,11 +54,7 @@ impl Player {
             )),
             DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated, cfg.parity)),
         };
-        let physical = Physical {
-            placement: initial.unwrap_or_else(Placement::start),
-            clock: None,
-            trace_clock: None,
-        };
+        let physical = Physical::new(initial.unwrap_or_else(Placement::start), increment);
         let mut device = device;
         device.power_up(&physical);
         Player {
@@ -169,9 +166,9 @@ impl Player {
                 return;
             }
             let speed = self.speed();
-            let event = self.events[self.next].event.clone();
+            let TraceLine { t, event } = self.events[self.next].clone();
             self.next += 1;
-            if let Some(change) = self.physical.apply(&event, now, speed) {
+            if let Some(change) = self.physical.apply(&event, t, now, speed) {
                 if self.powered {
                     self.device.record(&change, &self.physical, now);
                 }

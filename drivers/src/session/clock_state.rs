@@ -1,7 +1,10 @@
 //! From DGT clock readings to `clock` events.
 //!
-//! Sides are mapped to colours by `white_side`. A reading is emitted when the running side
-//! changes (a press) or the times change (periodic readings). As picochess does, a reading
+//! Sides are mapped to colours by the side White sits on, which [`SideLearner`] learns from
+//! play (or takes from the configuration until play shows otherwise); when that labelling is
+//! stated or changes, a `clock_side` event goes out before the first `clock` event labelled
+//! by it. A reading is emitted when the running side changes (a press) or the times change
+//! (periodic readings). As picochess does, a reading
 //! whose time went *up* is not passed on: a rise of more than an hour is thrown away, a
 //! smaller one only becomes the new reference. A press is always passed on (an increment
 //! makes the mover's time rise), unless the rise exceeds an hour. All-zero, invalid and
@@ -13,15 +16,18 @@
 //! readings in a row with the lever unmoved, that is logged once and the falling time decides from then on (the
 //! last decided side stands while no time falls).
 
+use super::clock_side::SideLearner;
 use crate::dgt::{ClockSide, ClockTimes, SideTime};
 use crate::trace::{BoardId, Side, TraceEvent};
 
 #[derive(Debug, Clone)]
 pub(crate) struct ClockTracker {
     board: BoardId,
-    white_side: ClockSide,
+    side: SideLearner,
     reference: Option<(u32, u32)>,
-    running: Option<Option<Side>>,
+    /// The running side of the last reading passed on (clock sides, so that a change of
+    /// labelling is no press).
+    running: Option<Option<ClockSide>>,
     emitted: Option<(u32, u32, Option<Side>)>,
     judge: SideJudge,
 }
@@ -101,10 +107,11 @@ impl SideJudge {
 }
 
 impl ClockTracker {
-    pub(crate) fn new(board: BoardId, white_side: ClockSide) -> Self {
+    /// A tracker for `board`; `white_side` is the configured side (`None`: auto).
+    pub(crate) fn new(board: BoardId, white_side: Option<ClockSide>) -> Self {
         ClockTracker {
             board,
-            white_side,
+            side: SideLearner::new(board, white_side),
             reference: None,
             running: None,
             emitted: None,
@@ -112,10 +119,19 @@ impl ClockTracker {
         }
     }
 
-    /// Forget the last emitted reading, so the next one is emitted (after a reconnect).
+    /// Board events the session emitted: the evidence of which colour moves on which side.
+    pub(crate) fn sensed(&mut self, events: &[TraceEvent]) {
+        for e in events {
+            self.side.sensed(e);
+        }
+    }
+
+    /// Forget the last emitted reading, so the next one is emitted (after a reconnect, or
+    /// a clock back after it was missing); the next running reading starts play afresh.
     pub(crate) fn reconnected(&mut self) {
         self.emitted = None;
         self.judge.reset();
+        self.side.restart();
     }
 
     /// Whether a reading has been seen (the times a replayed press needs).
@@ -125,58 +141,78 @@ impl ClockTracker {
 
     /// A press the board logged while nobody listened: `halted` stopped at `seconds`; the
     /// other side shows what it showed at its own last reading (its clock stood since).
-    pub(crate) fn replay_press(&mut self, halted: ClockSide, seconds: u32) -> Option<TraceEvent> {
-        let (left, right) = self.reference?;
+    pub(crate) fn replay_press(
+        &mut self,
+        halted: ClockSide,
+        seconds: u32,
+        out: &mut Vec<TraceEvent>,
+    ) {
+        let Some((left, right)) = self.reference else {
+            return;
+        };
         let (left, right, running) = match halted {
             ClockSide::Left => (seconds, right, ClockSide::Right),
             ClockSide::Right => (left, seconds, ClockSide::Left),
         };
-        self.observe(&ClockTimes::with_running(
-            SideTime::from_seconds(left),
-            SideTime::from_seconds(right),
-            Some(running),
-        ))
+        self.observe(
+            &ClockTimes::with_running(
+                SideTime::from_seconds(left),
+                SideTime::from_seconds(right),
+                Some(running),
+            ),
+            out,
+        );
     }
 
-    fn colour(&self, side: ClockSide) -> Side {
-        if side == self.white_side {
-            Side::White
-        } else {
-            Side::Black
-        }
-    }
-
-    pub(crate) fn observe(&mut self, t: &ClockTimes) -> Option<TraceEvent> {
+    /// A reading: a `clock_side` event when the labelling is stated or changes, then the
+    /// `clock` event, when there is something new to say.
+    pub(crate) fn observe(&mut self, t: &ClockTimes, out: &mut Vec<TraceEvent>) {
         let (left, right) = (t.left.total_seconds(), t.right.total_seconds());
-        let running = self.judge.decide(self.board, t).map(|s| self.colour(s));
+        let running = self.judge.decide(self.board, t);
+        if let Some(d) = self.side.reading(running, t.lever_side()) {
+            out.push(TraceEvent::ClockSide {
+                board: self.board,
+                white_side: d.white_side,
+                configured: self.side.configured(),
+                evidence: d.evidence,
+            });
+        }
         let press = self.running != Some(running);
         if let Some((l0, r0)) = self.reference {
             let rise = left.saturating_sub(l0).max(right.saturating_sub(r0));
             if rise > 3600 {
-                return None;
+                return;
             }
             if rise > 0 && !press {
                 self.reference = Some((left, right));
-                return None;
+                return;
             }
         }
         self.reference = Some((left, right));
         self.running = Some(running);
-        let (white, black) = if self.white_side == ClockSide::Left {
+        let white_side = self.side.white_side();
+        let (white, black) = if white_side == ClockSide::Left {
             (left, right)
         } else {
             (right, left)
         };
+        let running = running.map(|s| {
+            if s == white_side {
+                Side::White
+            } else {
+                Side::Black
+            }
+        });
         if self.emitted == Some((white, black, running)) {
-            return None;
+            return;
         }
         self.emitted = Some((white, black, running));
-        Some(TraceEvent::Clock {
+        out.push(TraceEvent::Clock {
             board: self.board,
             white: f64::from(white),
             black: f64::from(black),
             running,
-        })
+        });
     }
 }
 
@@ -192,10 +228,20 @@ mod tests {
         )
     }
 
+    impl ClockTracker {
+        /// The `clock` event of a reading, leaving out any `clock_side` statement.
+        fn clock(&mut self, t: &ClockTimes) -> Option<TraceEvent> {
+            let mut out = Vec::new();
+            self.observe(t, &mut out);
+            out.into_iter()
+                .find(|e| matches!(e, TraceEvent::Clock { .. }))
+        }
+    }
+
     #[test]
     fn sides_map_to_colours() {
-        let mut c = ClockTracker::new(BoardId::A, ClockSide::Right);
-        let ev = c.observe(&reading(170, 180, Some(ClockSide::Right)));
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Right));
+        let ev = c.clock(&reading(170, 180, Some(ClockSide::Right)));
         assert_eq!(
             ev,
             Some(TraceEvent::Clock {
@@ -220,11 +266,11 @@ mod tests {
             [0x20, 0x03, 0x02, 0x20, 0x03, 0x01, 0x13],
             [0x20, 0x03, 0x01, 0x20, 0x03, 0x01, 0x13],
         ];
-        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Left));
         let running: Vec<Option<Side>> = raw
             .iter()
             .filter_map(|p| match Bwtime(*p).classify(BwtimeLayout::Modern) {
-                ClockMessage::Times(t) => c.observe(&t),
+                ClockMessage::Times(t) => c.clock(&t),
                 other => panic!("not times: {other:?}"),
             })
             .map(|e| match e {
@@ -238,13 +284,13 @@ mod tests {
 
     #[test]
     fn turn_bits_against_the_lever_let_the_falling_time_decide() {
-        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Left));
         let mut bad = |l: u32, r: u32| {
             // Lever says right, turn bit says left.
             let mut t = reading(l, r, Some(ClockSide::Right));
             t.right_turn = false;
             t.left_turn = true;
-            match c.observe(&t) {
+            match c.clock(&t) {
                 Some(TraceEvent::Clock { running, .. }) => running,
                 other => panic!("{other:?}"),
             }
@@ -259,12 +305,12 @@ mod tests {
 
     #[test]
     fn a_lever_that_keeps_contradicting_the_falling_time_is_overruled() {
-        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Left));
         let mut last = None;
         // The lever always says left while the right time falls.
         for r in (170..=180).rev() {
             if let Some(TraceEvent::Clock { running, .. }) =
-                c.observe(&reading(180, r, Some(ClockSide::Left)))
+                c.clock(&reading(180, r, Some(ClockSide::Left)))
             {
                 last = running;
             }
@@ -274,37 +320,28 @@ mod tests {
 
     #[test]
     fn rises_are_not_passed_on_but_presses_are() {
-        let mut c = ClockTracker::new(BoardId::A, ClockSide::Left);
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Left));
+        assert!(c.clock(&reading(180, 180, Some(ClockSide::Left))).is_some());
+        assert!(c.clock(&reading(179, 180, Some(ClockSide::Left))).is_some());
         assert!(
-            c.observe(&reading(180, 180, Some(ClockSide::Left)))
-                .is_some()
-        );
-        assert!(
-            c.observe(&reading(179, 180, Some(ClockSide::Left)))
-                .is_some()
-        );
-        assert!(
-            c.observe(&reading(179, 180, Some(ClockSide::Left)))
-                .is_none(),
+            c.clock(&reading(179, 180, Some(ClockSide::Left))).is_none(),
             "duplicate"
         );
         assert!(
-            c.observe(&reading(185, 180, Some(ClockSide::Left)))
-                .is_none(),
+            c.clock(&reading(185, 180, Some(ClockSide::Left))).is_none(),
             "rise kept as reference"
         );
         assert!(
-            c.observe(&reading(184, 180, Some(ClockSide::Left)))
-                .is_some(),
+            c.clock(&reading(184, 180, Some(ClockSide::Left))).is_some(),
             "falls from new reference"
         );
         assert!(
-            c.observe(&reading(186, 180, Some(ClockSide::Right)))
+            c.clock(&reading(186, 180, Some(ClockSide::Right)))
                 .is_some(),
             "press with increment"
         );
         assert!(
-            c.observe(&reading(186 + 7200, 180, Some(ClockSide::Left)))
+            c.clock(&reading(186 + 7200, 180, Some(ClockSide::Left)))
                 .is_none(),
             "big rise dropped even on press"
         );

@@ -6,6 +6,7 @@ use std::time::Instant;
 use bytes::BytesMut;
 
 use super::board_state::BoardTracker;
+use super::clock_presence::ClockPresence;
 use super::clock_state::ClockTracker;
 use super::recovery::{self, Logged, Missed, Recovery};
 use super::run::Protocol;
@@ -16,14 +17,7 @@ use crate::dgt::{
     index_to_square, square_to_index,
 };
 use crate::error::{DeviceFault, SessionError};
-use crate::trace::{Placement, TraceEvent};
-
-fn other(side: crate::dgt::ClockSide) -> crate::dgt::ClockSide {
-    match side {
-        crate::dgt::ClockSide::Left => crate::dgt::ClockSide::Right,
-        crate::dgt::ClockSide::Right => crate::dgt::ClockSide::Left,
-    }
-}
+use crate::trace::{Placement, SensorPiece, Square, TraceEvent};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -45,18 +39,12 @@ pub(crate) struct DgtProtocol {
     watchdog: Watchdog,
     clock_queue: VecDeque<ClockCommand>,
     in_flight: Option<(ClockCommand, Instant, u8)>,
-    /// Since when the board has reported "no clock connected" (reset by a valid reading).
-    no_clock_since: Option<Instant>,
-    no_clock_logged: bool,
+    /// Whether the clock reports (`clock_link` events).
+    presence: ClockPresence,
     recovery: Recovery,
     /// The log read at this link-up, to replay once the dump has come.
     log: Option<EeLog>,
 }
-
-/// How long a board configured with a clock may report "no clock connected" before that is
-/// logged as a warning: boards report it while a clock is being plugged in or switched on,
-/// and emulated clocks until their first reading.
-const NO_CLOCK_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl DgtProtocol {
     pub(crate) fn new(cfg: SessionConfig) -> Self {
@@ -64,14 +52,13 @@ impl DgtProtocol {
         DgtProtocol {
             board: BoardTracker::new(cfg.board, cfg.orientation),
             clock: ClockTracker::new(cfg.board, cfg.white_side),
+            presence: ClockPresence::new(cfg.board, cfg.clock_required, now),
             watchdog: Watchdog::new(now, cfg.probe_after, cfg.reply_timeout),
             decoder: DgtDecoder::new(),
             buf: BytesMut::with_capacity(256),
             phase: Phase::AwaitVersion(now),
             clock_queue: VecDeque::new(),
             in_flight: None,
-            no_clock_since: None,
-            no_clock_logged: false,
             recovery: Recovery::default(),
             log: None,
             cfg,
@@ -117,7 +104,7 @@ impl DgtProtocol {
                     }
                 }
                 if self.phase == Phase::Synced {
-                    self.board.full(raw, false, ev);
+                    self.board_full(raw, false, ev);
                 } else {
                     self.phase = Phase::Synced;
                     ev.push(TraceEvent::Link {
@@ -126,6 +113,7 @@ impl DgtProtocol {
                     });
                     self.link_up_board(raw, ev);
                     self.clock.reconnected();
+                    self.presence.linked(now);
                     if self.cfg.clock {
                         out.extend(Command::SendClock.to_bytes());
                     }
@@ -137,28 +125,26 @@ impl DgtProtocol {
                     && let Some(sq) = index_to_square(index)
                 {
                     self.recovery.piece(index, code);
-                    self.board.update(sq, code_to_piece(code), ev);
+                    self.board_update(sq, code_to_piece(code), ev);
                 }
             }
             BoardMessage::Bwtime(b) => match b.classify(self.cfg.bwtime_layout) {
+                ClockMessage::Times(_) if !self.cfg.clock || self.phase != Phase::Synced => {}
+                ClockMessage::Times(t) if t.no_clock => {
+                    // Reported as `clock_link` down from `tick` once it lasts.
+                    self.presence.no_clock(now);
+                }
                 ClockMessage::Times(t) => {
-                    if t.no_clock {
-                        // Warned about from `tick` if it lasts (see NO_CLOCK_GRACE).
-                        self.no_clock_since.get_or_insert(now);
-                    } else {
-                        self.no_clock_since = None;
-                        if std::mem::take(&mut self.no_clock_logged) {
-                            tracing::info!(board = %self.cfg.board, "clock connected");
-                        }
-                        if self.cfg.clock && self.phase == Phase::Synced {
-                            self.recovery.running(t.running_side());
-                            if let Some(e) = self.clock.observe(&t) {
-                                ev.push(e);
-                            }
-                        }
+                    if let Some(e) = self.presence.valid(now) {
+                        ev.push(e);
+                        // The clock was missing: its first reading is news, not a press.
+                        self.clock.reconnected();
                     }
+                    self.recovery.running(t.running_side());
+                    self.clock.observe(&t, ev);
                 }
                 ClockMessage::Ack(ack) => {
+                    self.presence.heard(now);
                     if ack.is_error() {
                         let fault = DeviceFault::ClockNak {
                             command: ack.0[1],
@@ -226,13 +212,13 @@ impl DgtProtocol {
                     tracing::info!(%board, reason = %why, "EEPROM log not replayed");
                 }
                 self.recovery.reset();
-                self.board.full(raw, true, ev);
+                self.board_full(raw, true, ev);
                 return;
             }
         };
         let before = self.board.raw();
         let replayed = recovery::after(before, &missed);
-        self.board.full(before, true, ev);
+        self.board_full(before, true, ev);
         let (mut squares, mut presses) = (0, 0);
         for m in missed {
             match m {
@@ -240,16 +226,13 @@ impl DgtProtocol {
                     if let Some(sq) = index_to_square(index) {
                         squares += 1;
                         self.recovery.piece(index, code);
-                        self.board.update(sq, code_to_piece(code), ev);
+                        self.board_update(sq, code_to_piece(code), ev);
                     }
                 }
                 Logged::Missed(Missed::Press { halted, seconds }) => {
                     presses += 1;
-                    let running = other(halted);
-                    self.recovery.running(Some(running));
-                    if let Some(e) = self.clock.replay_press(halted, seconds) {
-                        ev.push(e);
-                    }
+                    self.recovery.running(Some(halted.other()));
+                    self.clock.replay_press(halted, seconds, ev);
                 }
                 Logged::PowerUp => {}
             }
@@ -260,7 +243,21 @@ impl DgtProtocol {
             // history starts afresh (they are not in it).
             self.recovery.reset();
         }
-        self.board.full(raw, false, ev);
+        self.board_full(raw, false, ev);
+    }
+
+    /// A full reading of the board, its events also shown to the clock-side learner.
+    fn board_full(&mut self, raw: Placement, force: bool, ev: &mut Vec<TraceEvent>) {
+        let n = ev.len();
+        self.board.full(raw, force, ev);
+        self.clock.sensed(&ev[n..]);
+    }
+
+    /// One square of the board's own frame, its events also shown to the learner.
+    fn board_update(&mut self, sq: Square, piece: Option<SensorPiece>, ev: &mut Vec<TraceEvent>) {
+        let n = ev.len();
+        self.board.update(sq, piece, ev);
+        self.clock.sensed(&ev[n..]);
     }
 
     fn request_dump(&mut self, now: Instant, out: &mut Vec<u8>) {
@@ -292,7 +289,12 @@ impl Protocol for DgtProtocol {
         }
     }
 
-    fn tick(&mut self, now: Instant, out: &mut Vec<u8>) -> Result<(), SessionError> {
+    fn tick(
+        &mut self,
+        now: Instant,
+        ev: &mut Vec<TraceEvent>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), SessionError> {
         match self.phase {
             Phase::AwaitVersion(since)
                 if now.duration_since(since) > self.cfg.reply_timeout / 2 =>
@@ -308,14 +310,14 @@ impl Protocol for DgtProtocol {
                 return Err(SessionError::Timeout("no board dump"));
             }
             Phase::Synced => {
-                if self.cfg.clock
-                    && !self.no_clock_logged
-                    && self
-                        .no_clock_since
-                        .is_some_and(|since| now.duration_since(since) >= NO_CLOCK_GRACE)
-                {
-                    tracing::warn!(board = %self.cfg.board, fault = %DeviceFault::NoClock, "clock");
-                    self.no_clock_logged = true;
+                if self.cfg.clock {
+                    let tick = self.presence.tick(now);
+                    ev.extend(tick.event);
+                    // A clock command waiting for its ack may be answered instead: ask
+                    // between commands only.
+                    if tick.poll && self.in_flight.is_none() {
+                        out.extend(Command::SendClock.to_bytes());
+                    }
                 }
                 if self.watchdog.check(now)? {
                     out.extend(Command::Version.to_bytes());

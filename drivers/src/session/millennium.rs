@@ -135,7 +135,12 @@ impl Protocol for MillenniumProtocol {
         }
     }
 
-    fn tick(&mut self, now: Instant, out: &mut Vec<u8>) -> Result<(), SessionError> {
+    fn tick(
+        &mut self,
+        now: Instant,
+        _ev: &mut Vec<TraceEvent>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), SessionError> {
         if self.phase == Phase::Synced {
             if self.watchdog.check(now)? {
                 self.send(&MillCommand::Version, out);

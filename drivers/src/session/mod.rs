@@ -17,6 +17,16 @@
 //! squares between a `link` down and that snapshot. Clock events follow the rules of
 //! `clock_state` (press or change; time rises not passed on).
 //!
+//! # The clock (DGT)
+//!
+//! * Which side of the clock White sits on is learnt from play (`clock_side`): a
+//!   `clock_side` event states the side before the first `clock` event labelled by it, and
+//!   again whenever play decides or changes it ([`SessionConfig::white_side`] is the prior,
+//!   `None` for auto).
+//! * Whether a clock reports at all (`clock_presence`): `clock_link` down once the board has
+//!   said "no clock connected" for a while, or left a clock request unanswered; `clock_link`
+//!   up at the next valid reading. One each way.
+//!
 //! # Handshakes
 //!
 //! * DGT: `0x40` reset, `0x4D` version; on the version reply `0x4B` (update-nice, or `0x43`
@@ -33,6 +43,8 @@
 //!   `board`. Later statuses are diffed into `square` events. A silent board is probed with `V`.
 
 mod board_state;
+mod clock_presence;
+mod clock_side;
 mod clock_state;
 mod dgt;
 pub mod diagnose;
@@ -137,12 +149,18 @@ pub struct SessionConfig {
     pub port: PortSpec,
     /// The board id stamped on every event.
     pub board: BoardId,
-    /// Which clock side White sits on (`Left` by default).
-    pub white_side: ClockSide,
+    /// Which clock side White sits on: `None` (auto, the default) learns it from play;
+    /// a side is the prior that play may overrule (see `clock_side`).
+    pub white_side: Option<ClockSide>,
     /// BWTIME side layout (DGT).
     pub bwtime_layout: BwtimeLayout,
-    /// Whether a clock is plugged into the (DGT) board; `false` ignores clock messages.
+    /// Whether a clock may be plugged into the (DGT) board; `false` ignores clock messages.
+    /// With `true`, the session reports `clock_link` when the clock goes missing or comes
+    /// back (see `clock_presence`).
     pub clock: bool,
+    /// The configuration says a clock is plugged in (`clock = "board"`): a missing clock is
+    /// warned about, not only reported.
+    pub clock_required: bool,
     /// How the board is turned.
     pub orientation: Orientation,
     /// Light the last move on boards with LEDs (Millennium; DGT Revelation II only).
@@ -168,7 +186,8 @@ pub struct SessionConfig {
 }
 
 impl SessionConfig {
-    /// Defaults: white on the left, modern BWTIME layout, clock on, automatic orientation,
+    /// Defaults: White's clock side learnt from play, modern BWTIME layout, a clock looked
+    /// for but not required, automatic orientation,
     /// LEDs on for Millennium only, 50 ms read timeout, back-off 100 ms … 2 s, probe after 2 s
     /// of silence, 3 s reply timeout, 256 events of channel.
     #[must_use]
@@ -177,9 +196,10 @@ impl SessionConfig {
             driver,
             port,
             board,
-            white_side: ClockSide::Left,
+            white_side: None,
             bwtime_layout: BwtimeLayout::Modern,
             clock: true,
+            clock_required: false,
             orientation: Orientation::Auto,
             leds: driver == DriverKind::Millennium,
             dgt_update: DgtUpdateMode::Nice,

@@ -22,8 +22,13 @@ pub(crate) trait Protocol {
     fn start(&mut self, now: Instant, out: &mut Vec<u8>);
     /// Bytes arrived.
     fn feed(&mut self, bytes: &[u8], now: Instant, ev: &mut Vec<TraceEvent>, out: &mut Vec<u8>);
-    /// Time passed (called after every read or read timeout).
-    fn tick(&mut self, now: Instant, out: &mut Vec<u8>) -> Result<(), SessionError>;
+    /// Time passed (called after every read or read timeout); may report events.
+    fn tick(
+        &mut self,
+        now: Instant,
+        ev: &mut Vec<TraceEvent>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), SessionError>;
     /// A request from the handle.
     fn control(&mut self, c: Control, now: Instant, out: &mut Vec<u8>);
     /// Bytes the decoder dropped so far.
@@ -225,8 +230,12 @@ fn connected(
                 ) => {}
             Err(e) => return Exit::Failed(SessionError::Transport(e)),
         }
-        if let Err(e) = proto.tick(Instant::now(), &mut out) {
+        let now = Instant::now();
+        if let Err(e) = proto.tick(now, &mut events, &mut out) {
             return Exit::Failed(e);
+        }
+        if !ctx.emit(now, &mut events) {
+            return Exit::Stopped;
         }
     }
 }

@@ -70,7 +70,19 @@ pub(crate) fn after(start: Placement, events: &[TraceEvent]) -> Placement {
     p
 }
 
+/// The next event other than a `clock_side` statement (the labelling of the clock lines
+/// that follow; `listen.rs` and the learner's own tests check those).
 pub(crate) async fn next(rx: &mut Receiver<SensorEvent>) -> TraceEvent {
+    loop {
+        match next_any(rx).await {
+            TraceEvent::ClockSide { .. } => {}
+            e => return e,
+        }
+    }
+}
+
+/// The next event, whatever it is.
+pub(crate) async fn next_any(rx: &mut Receiver<SensorEvent>) -> TraceEvent {
     match tokio::time::timeout(WAIT, rx.recv()).await {
         Ok(Some(e)) => e.event,
         Ok(None) => panic!("session ended"),

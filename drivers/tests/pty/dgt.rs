@@ -37,7 +37,7 @@ async fn clock_sides_follow_white_side_in_both_bwtime_layouts() {
         ec.bwtime_layout = layout;
         let emu = Emulator::start(ec, &lines).expect("emulator");
         let mut sc = session(emu.path());
-        sc.white_side = ClockSide::Right;
+        sc.white_side = Some(ClockSide::Right);
         sc.bwtime_layout = layout;
         let (_session, mut rx) = spawn_session(sc).expect("session");
         assert_eq!(next(&mut rx).await, link(BoardId::A, true));
@@ -299,4 +299,65 @@ async fn a_board_plugged_in_after_start_is_picked_up() {
         take(&mut rx, 2).await,
         vec![link(BoardId::A, true), board_event(BoardId::A, start)]
     );
+}
+
+/// Issue 17: a board whose clock is unplugged mid-game keeps waiting for presses that never
+/// come. The clock's cable goes out after Black's first press and back in after White's
+/// next press (made while it was out): the session says `clock_link` down once (after the
+/// board has said "no clock" for a while), reports the squares as ever, and `clock_link` up
+/// once the clock reports, followed by the clock as it stands.
+#[tokio::test]
+async fn a_clock_unplugged_mid_game_and_plugged_back_is_reported_down_and_up_once_each() {
+    let mut lines = game();
+    let clock_link = |t, up| bugbridge_drivers::trace::TraceLine {
+        t,
+        event: TraceEvent::ClockLink {
+            board: BoardId::A,
+            up,
+        },
+    };
+    // Board A's events (`expected` leaves the cable out): 0..=6 up to Black's press
+    // `178/177 white` (t 2300); 7..=9 White's capture; 10 his press `176/177 black`
+    // (t 2700); 11.. the rest.
+    let press_at = |lines: &[bugbridge_drivers::trace::TraceLine], t| {
+        lines
+            .iter()
+            .position(|l| l.t == t && l.event.board() == Some(BoardId::A))
+            .expect("the press")
+    };
+    let i = press_at(&lines, 2300) + 1;
+    lines.insert(i, clock_link(2350, false));
+    let j = press_at(&lines, 2700) + 1;
+    lines.insert(j, clock_link(2750, true));
+    let (start, events) = expected(&lines, BoardId::A, true);
+    assert!(
+        matches!(events[6], TraceEvent::Clock { white, black, .. } if (white, black) == (178.0, 177.0))
+    );
+    assert!(
+        matches!(events[10], TraceEvent::Clock { white, black, .. } if (white, black) == (176.0, 177.0))
+    );
+    let emu = Emulator::start(emulator(Pace::Manual), &lines).expect("emulator");
+    let (_session, mut rx) = spawn_session(session(emu.path())).expect("session");
+    assert_eq!(next(&mut rx).await, link(BoardId::A, true));
+    assert_eq!(next(&mut rx).await, board_event(BoardId::A, start));
+    emu.advance(7);
+    assert_eq!(take(&mut rx, 7).await, events[..7]);
+    // The clock's cable out: said once the board has said "no clock" for a while.
+    emu.advance(1);
+    let clock_link = |up| TraceEvent::ClockLink {
+        board: BoardId::A,
+        up,
+    };
+    assert_eq!(next(&mut rx).await, clock_link(false));
+    // White's capture and press while it is out: the squares only.
+    emu.advance(4);
+    assert_eq!(take(&mut rx, 3).await, events[7..10]);
+    // Back in: up, then the clock as it stands (Black's time runs), then play as before.
+    emu.advance(1);
+    assert_eq!(next(&mut rx).await, clock_link(true));
+    assert_eq!(next(&mut rx).await, events[10]);
+    let rest = events.len() - 11;
+    emu.advance(rest);
+    assert_eq!(take(&mut rx, rest).await, events[11..]);
+    wait_status(&emu, "all played", |s| s.played == s.total).await;
 }

@@ -1,5 +1,6 @@
 use std::io::Write;
 
+use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, Pace};
 use bugbridge_drivers::listen;
 use bugbridge_drivers::session::{DriverKind, PortSpec, SessionConfig};
@@ -60,7 +61,25 @@ async fn listen_prints_the_board_as_trace_lines() {
             placement: start,
         },
     ];
-    want.extend(events);
+    // White sits left (the emulator's default): the learner states it before the first
+    // clock line (the left time runs first from the start position), and says it again as
+    // decided from play before the line of the first press.
+    let stated = TraceEvent::ClockSide {
+        board: BoardId::A,
+        white_side: ClockSide::Left,
+        configured: None,
+        evidence: String::new(),
+    };
+    let mut clocks = 0;
+    for e in events {
+        if matches!(e, TraceEvent::Clock { .. }) {
+            clocks += 1;
+            if clocks <= 2 {
+                want.push(stated.clone());
+            }
+        }
+        want.push(e);
+    }
     let mut last_t = 0;
     for (i, w) in want.iter().enumerate() {
         let line = tokio::time::timeout(WAIT, rx.recv())
@@ -70,7 +89,29 @@ async fn listen_prints_the_board_as_trace_lines() {
         let parsed = parse_line(&line, false).unwrap_or_else(|e| panic!("line {i} {line:?}: {e}"));
         assert!(parsed.t >= last_t, "t never decreases");
         last_t = parsed.t;
-        assert_eq!(&parsed.event, w, "line {i}");
+        match (&parsed.event, w) {
+            (
+                TraceEvent::ClockSide {
+                    white_side,
+                    configured,
+                    evidence,
+                    ..
+                },
+                TraceEvent::ClockSide {
+                    white_side: want_side,
+                    configured: want_configured,
+                    ..
+                },
+            ) => {
+                assert_eq!(
+                    (white_side, configured),
+                    (want_side, want_configured),
+                    "line {i}"
+                );
+                assert!(!evidence.is_empty(), "line {i}: the evidence is given");
+            }
+            (got, w) => assert_eq!(got, w, "line {i}"),
+        }
         assert!(
             line.starts_with(&format!("{{\"t\":{},\"board\":\"A\",\"ev\":", parsed.t)),
             "{line}"
