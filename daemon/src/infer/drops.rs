@@ -15,7 +15,14 @@ use super::output::Inference;
 
 impl Inferrer {
     pub(crate) fn defer_drop(&mut self, board: BoardId, exp: Explanation, done: Completion) {
-        let tolerance = if self.clockless(board) {
+        let either_clockless = self.clockless(board) || self.clockless(board.other());
+        let tolerance = if either_clockless && self.capture_pending_on_other_board(board, &exp.mv) {
+            // The other board already shows the capture that supplies the drop under way
+            // (its victim gone) and one of the two completions is not a press: a drop on
+            // a board without a clock is complete once that capture is; a capture on a
+            // board without a clock is complete when its piece is put down.
+            super::clockless::CLOCKLESS_SUPPLY_WAIT_MS
+        } else if self.clockless(board) {
             self.config
                 .drop_tolerance_ms
                 .max(super::clockless::CLOCKLESS_DROP_TOLERANCE_MS)

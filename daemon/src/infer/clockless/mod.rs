@@ -58,6 +58,10 @@ pub(crate) struct Revisable {
     before: Position,
 }
 
+/// How long (ms) a drop on a clockless board waits for the other board's press when that
+/// board already shows the capture that supplies it: a player may press late.
+pub(crate) const CLOCKLESS_SUPPLY_WAIT_MS: u64 = 60_000;
+
 /// A move seen complete on a clockless board, not final yet.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Provisional {
