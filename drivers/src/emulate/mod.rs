@@ -167,6 +167,7 @@ impl Emulator {
             })
             .cloned()
             .collect();
+        let origin = timeline_origin(&events);
         let initial = match events.first() {
             Some(TraceLine {
                 event: TraceEvent::Board { placement, .. },
@@ -198,7 +199,7 @@ impl Emulator {
             ..EmulatorStatus::default()
         });
         let link_path = config.link_path.clone();
-        let player = player::Player::new(config, events, initial, pair, status_tx);
+        let player = player::Player::new(config, events, (initial, origin), pair, status_tx);
         let thread = std::thread::Builder::new()
             .name("bugbridge-emulator".into())
             .spawn(move || player.run(rx))?;
@@ -210,6 +211,15 @@ impl Emulator {
             thread: Some(thread),
         })
     }
+}
+
+/// The trace time that [`Pace::Timed`] plays from: the leading set-up snapshot's, else the
+/// first event's. Not simply the first event played: a Millennium board leaves out its clock
+/// readings, so its first played event is its first move, seconds into the game, and two
+/// boards of a table started together would otherwise each play their first move at once,
+/// out of step with each other (a drop before the capture that supplies it).
+fn timeline_origin(events: &[TraceLine]) -> u64 {
+    events.first().map_or(0, |l| l.t)
 }
 
 /// Points the symlink `link` at `target`, atomically (symlink + rename).
@@ -310,5 +320,36 @@ impl EmulatorHandle {
 impl Drop for EmulatorHandle {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Placement, Square};
+
+    fn square(t: u64) -> TraceLine {
+        TraceLine {
+            t,
+            event: TraceEvent::Square {
+                board: BoardId::B,
+                sq: Square::new(12).expect("a square"),
+                piece: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_timed_board_plays_from_its_set_up_not_from_its_first_move() {
+        let setup = TraceLine {
+            t: 0,
+            event: TraceEvent::Board {
+                board: BoardId::B,
+                placement: Placement::start(),
+            },
+        };
+        assert_eq!(timeline_origin(&[setup, square(2717), square(3031)]), 0);
+        assert_eq!(timeline_origin(&[square(2717), square(3031)]), 2717);
+        assert_eq!(timeline_origin(&[]), 0);
     }
 }
