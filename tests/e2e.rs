@@ -13,6 +13,8 @@
 //! * `outage`: a board's cable out for 4 s over three of its plies: a powered DGT board's
 //!   EEPROM log replayed at replug (the record exact); a DGT board that lost power, and a
 //!   Millennium board, bridged by the gap search (the same moves, order and result).
+//! * `clockless`: boards without a clock (Millennium) playing a real game at its pace
+//!   through `bugbridge run`: every move, the result, no times, the BPGN.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -20,6 +22,8 @@
 
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
+#[path = "e2e/clockless.rs"]
+mod clockless;
 #[path = "e2e/demo.rs"]
 mod demo;
 #[path = "e2e/koedem.rs"]
