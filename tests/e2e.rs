@@ -17,6 +17,8 @@
 //!   `listen` and `replay`: White's clock side learnt from play, the game exact.
 //! * `clock_unplug`: a board's clock unplugged mid-game and plugged back through the
 //!   daemon: `clock-lost`, `clock-restored`, and the whole game recorded.
+//! * `clockless`: boards without a clock (Millennium) playing a real game at its pace
+//!   through `bugbridge run`: every move, the result, no times, the BPGN.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -28,6 +30,8 @@ mod broker_restart;
 mod clock_side;
 #[path = "e2e/clock_unplug.rs"]
 mod clock_unplug;
+#[path = "e2e/clockless.rs"]
+mod clockless;
 #[path = "e2e/demo.rs"]
 mod demo;
 #[path = "e2e/koedem.rs"]

@@ -13,6 +13,10 @@
 //!   re-inference of the same trace).
 //! * [`table`]: the two emulated boards in [`Pace::Manual`](bugbridge_drivers::emulate::Pace),
 //!   advanced one event at a time in trace order ([`table::Table`]).
+//! * [`clockless`]: a corpus game as boards without a clock play it (the noisy trace
+//!   without clock readings) and the record it must give, board by board.
+//! * [`paced`]: two emulated boards (DGT or Millennium) playing a trace at its own pace
+//!   ([`Pace::Timed`](bugbridge_drivers::emulate::Pace)), not stepped by the test.
 //! * [`daemon`]: the daemon's configuration for a test and the daemon in a task
 //!   ([`daemon::InProcess`]).
 //! * [`child`]: the daemon as a child process ([`child::ChildDaemon`]), for `kill -9`,
@@ -29,6 +33,8 @@
 
 #[path = "support/child.rs"]
 pub mod child;
+#[path = "support/clockless.rs"]
+pub mod clockless;
 #[path = "support/daemon.rs"]
 pub mod daemon;
 #[path = "support/game.rs"]
@@ -39,6 +45,8 @@ pub mod http;
 pub mod mqtt;
 #[path = "support/recording.rs"]
 pub mod recording;
+#[path = "support/paced.rs"]
+pub mod paced;
 #[path = "support/relay.rs"]
 pub mod relay;
 #[path = "support/scenarios.rs"]

@@ -110,6 +110,10 @@ impl Subscriber {
         let seen = within(what, self.rx.recv())
             .await
             .expect("the subscriber's connection task runs");
+        self.record(seen);
+    }
+
+    fn record(&mut self, seen: Seen) {
         match seen {
             Seen::Subscribed => self.subscriptions += 1,
             Seen::Message { topic, payload, at } => {
@@ -143,6 +147,24 @@ impl Subscriber {
         while !done(self) {
             self.receive(what).await;
         }
+    }
+
+    /// Receives until `done` holds, or until `bound` has passed: whether it holds. For the
+    /// waits whose failure the test explains itself (what was received instead) rather than
+    /// with a timeout's panic.
+    pub async fn until_within(
+        &mut self,
+        bound: std::time::Duration,
+        mut done: impl FnMut(&Subscriber) -> bool,
+    ) -> bool {
+        let deadline = tokio::time::Instant::now() + bound;
+        while !done(self) {
+            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Ok(Some(seen)) => self.record(seen),
+                Ok(None) | Err(_) => return false,
+            }
+        }
+        true
     }
 
     /// Waits until the subscription is acknowledged `n` times in all.

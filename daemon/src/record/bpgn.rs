@@ -6,7 +6,7 @@ use crate::rules::notation::San;
 use crate::rules::notation::bpgn::{
     Annotation, BpgnGame, BpgnMove, MoveToken, RECORDER_TAG, recorder_value, write_bpgn,
 };
-use crate::rules::{EndReason, MatchResult};
+use crate::rules::{BoardId, EndReason, MatchResult};
 
 /// What the BPGN of a match is made of.
 #[derive(Debug, Clone, Default)]
@@ -24,13 +24,15 @@ pub struct MatchRecord<'a> {
 }
 
 /// What the record says about how a move was seen, as comments after it: a reader of the
-/// BPGN should know which moves were not completed by a clock press, which promotions were
-/// not shown on the board, and which moves were worked out after a lost connection.
+/// BPGN should know which promotions were not shown on the board and which moves were
+/// worked out after a lost connection.
+///
+/// A move of a board without a clock gets no comment of its own: readers take the first
+/// comment after a move for its clock time (pychess.org's importer fails on one that is
+/// not a number), so that the board had no clock is said once, before the moves
+/// ([`clock_note`]).
 fn notes(e: &RecordEntry) -> Vec<Annotation> {
     let mut notes = Vec::new();
-    if e.flags.no_clock {
-        notes.push("no clock: committed when the board was still");
-    }
     if e.flags.promotion_not_shown {
         notes.push("promotion not shown: the pawn stayed on the board");
     }
@@ -53,6 +55,46 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
         .into_iter()
         .map(|n| Annotation::Comment(n.to_owned()))
         .collect()
+}
+
+/// The leading comment of a game with moves recorded without a clock, e.g. `C:board B had
+/// no clock`: said once, before the moves, rather than after each of them (see [`notes`]).
+/// It is a `C:` comment, as the bughouse database writes its own leading comment, because
+/// the BPGN viewer stops reading a game at a comment without one of its prefixes.
+///
+/// A board whose clock was lost (or plugged in) during the game had no clock for only
+/// some of its moves: the comment counts them and names the first.
+#[must_use]
+pub fn clock_note(moves: &[RecordEntry]) -> Option<String> {
+    let mut whole = Vec::new();
+    let mut partial = Vec::new();
+    for board in BoardId::ALL {
+        let mut on_board = moves.iter().filter(|e| e.board == board);
+        let total = on_board.clone().count();
+        let Some(first) = on_board.find(|e| e.flags.no_clock) else {
+            continue;
+        };
+        let without = 1 + on_board.filter(|e| e.flags.no_clock).count();
+        if without == total {
+            whole.push(board.to_string());
+        } else {
+            let token = MoveToken {
+                number: first.number,
+                board,
+                color: first.side,
+            };
+            partial.push(format!(
+                "board {board} had no clock at {without} of its {total} moves, from {token}"
+            ));
+        }
+    }
+    let whole = match whole.as_slice() {
+        [] => None,
+        [one] => Some(format!("board {one} had no clock")),
+        many => Some(format!("boards {} had no clock", many.join(" and "))),
+    };
+    let parts: Vec<String> = whole.into_iter().chain(partial).collect();
+    (!parts.is_empty()).then(|| format!("C:{}", parts.join("; ")))
 }
 
 /// Builds the BPGN game of a record. Its result is the team result (`1-0`: White on board
@@ -103,7 +145,10 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
     BpgnGame {
         tags,
         setup: record.setup.clone(),
-        preamble: Vec::new(),
+        preamble: clock_note(record.moves)
+            .map(Annotation::Comment)
+            .into_iter()
+            .collect(),
         moves,
         end_comment: end_comment.filter(|c| !c.is_empty()),
         result: Some(result),
@@ -115,3 +160,6 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
 pub fn text(record: &MatchRecord<'_>) -> String {
     write_bpgn(&game(record))
 }
+
+#[cfg(test)]
+mod tests;

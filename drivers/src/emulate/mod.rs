@@ -180,6 +180,7 @@ impl Emulator {
             } => fischer_increment(tc),
             _ => None,
         });
+        let origin = timeline_origin(&events);
         let initial = match events.first() {
             Some(TraceLine {
                 event: TraceEvent::Board { placement, .. },
@@ -211,7 +212,8 @@ impl Emulator {
             ..EmulatorStatus::default()
         });
         let link_path = config.link_path.clone();
-        let player = player::Player::new(config, events, initial, increment, pair, status_tx);
+        let player =
+            player::Player::new(config, events, (initial, origin), increment, pair, status_tx);
         let thread = std::thread::Builder::new()
             .name("bugbridge-emulator".into())
             .spawn(move || player.run(rx))?;
@@ -232,6 +234,15 @@ fn fischer_increment(tc: &str) -> Option<f64> {
         .parse::<f64>()
         .ok()
         .filter(|i| i.is_finite() && *i >= 0.0)
+}
+
+/// The trace time that [`Pace::Timed`] plays from: the leading set-up snapshot's, else the
+/// first event's. Not simply the first event played: a Millennium board leaves out its clock
+/// readings, so its first played event is its first move, seconds into the game, and two
+/// boards of a table started together would otherwise each play their first move at once,
+/// out of step with each other (a drop before the capture that supplies it).
+fn timeline_origin(events: &[TraceLine]) -> u64 {
+    events.first().map_or(0, |l| l.t)
 }
 
 /// Points the symlink `link` at `target`, atomically (symlink + rename).
@@ -332,5 +343,36 @@ impl EmulatorHandle {
 impl Drop for EmulatorHandle {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{Placement, Square};
+
+    fn square(t: u64) -> TraceLine {
+        TraceLine {
+            t,
+            event: TraceEvent::Square {
+                board: BoardId::B,
+                sq: Square::new(12).expect("a square"),
+                piece: None,
+            },
+        }
+    }
+
+    #[test]
+    fn a_timed_board_plays_from_its_set_up_not_from_its_first_move() {
+        let setup = TraceLine {
+            t: 0,
+            event: TraceEvent::Board {
+                board: BoardId::B,
+                placement: Placement::start(),
+            },
+        };
+        assert_eq!(timeline_origin(&[setup, square(2717), square(3031)]), 0);
+        assert_eq!(timeline_origin(&[square(2717), square(3031)]), 2717);
+        assert_eq!(timeline_origin(&[]), 0);
     }
 }

@@ -25,8 +25,10 @@ pub(crate) struct Player {
     muted: bool,
     /// The board has power (it loses it with the cable in [`EmuControl::PowerLoss`]).
     powered: bool,
-    /// Trace time reached (ms since the first played event), for [`Pace::Timed`].
+    /// Trace time reached (ms since `origin`), for [`Pace::Timed`].
     virtual_ms: f64,
+    /// The trace time playing starts from (see `timeline_origin`).
+    origin: u64,
     last_instant: Option<Instant>,
     started: bool,
     device: Box<dyn Device>,
@@ -40,7 +42,7 @@ impl Player {
     pub(crate) fn new(
         cfg: EmulatorConfig,
         events: Vec<TraceLine>,
-        initial: Option<Placement>,
+        (initial, origin): (Option<Placement>, u64),
         increment: Option<f64>,
         pty: PtyPair,
         status: watch::Sender<EmulatorStatus>,
@@ -65,6 +67,7 @@ impl Player {
             muted: false,
             powered: true,
             virtual_ms: 0.0,
+            origin,
             last_instant: None,
             started: false,
             device,
@@ -153,8 +156,7 @@ impl Player {
                         now.duration_since(last).as_secs_f64() * 1000.0 * self.speed();
                 }
                 self.last_instant = Some(now);
-                let t0 = self.events[0].t;
-                (self.events[self.next].t - t0) as f64 <= self.virtual_ms
+                self.events[self.next].t.saturating_sub(self.origin) as f64 <= self.virtual_ms
             }
         }
     }
