@@ -894,9 +894,9 @@ fn a_clockless_board_commits_after_the_stable_window_and_says_so() {
         ..InferConfig::default()
     };
     let mut t = Table::with(config, None, ByBoard::default());
-    t.lift(B, "d2").put(B, "d4", 'P').wait(1000);
+    t.lift(B, "d2").put(B, "d4", 'P').wait(600);
     assert!(t.moves().is_empty(), "not stable long enough yet");
-    t.wait(1000);
+    t.wait(400);
     assert_eq!(t.moves(), ["B:d2d4"]);
     assert!(t.inf.record()[0].flags.no_clock);
 }
