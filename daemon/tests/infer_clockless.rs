@@ -348,3 +348,16 @@ impl Table {
         self.lift(b, from).put(b, to, p).wait(1000)
     }
 }
+
+#[test]
+fn two_hands_in_the_air_at_once_give_both_moves_in_order() {
+    let mut t = table();
+    // White lifts, Black lifts before White's piece is down, then both put down.
+    t.lift(A, "e2")
+        .lift(A, "e7")
+        .put(A, "e4", 'P')
+        .put(A, "e5", 'p');
+    t.wait(1000);
+    assert_eq!(t.moves(), ["A:e2e4", "A:e7e5"]);
+    assert_eq!(illegal_alerts(&t), 0);
+}
