@@ -361,3 +361,31 @@ fn two_hands_in_the_air_at_once_give_both_moves_in_order() {
     assert_eq!(t.moves(), ["A:e2e4", "A:e7e5"]);
     assert_eq!(illegal_alerts(&t), 0);
 }
+
+#[test]
+fn after_the_end_setting_up_again_is_a_new_game_not_moves() {
+    let mut t = table();
+    // Fool's mate on board A.
+    t.play_clockless(A, "f2", "f3", 'P');
+    t.play_clockless(A, "e7", "e5", 'p');
+    t.play_clockless(A, "g2", "g4", 'P');
+    t.play_clockless(A, "d8", "h4", 'q');
+    assert_eq!(t.moves().len(), 4);
+    assert!(t.inf.game().end().is_some(), "mate ends the game");
+    // The players put the pieces back, moves that would be legal among them.
+    t.lift(A, "h4").put(A, "d8", 'q').wait(1000);
+    t.lift(A, "g4").put(A, "g2", 'P').wait(1000);
+    assert_eq!(t.moves().len(), 4, "no move after the end");
+    t.lift(A, "e5")
+        .put(A, "e7", 'p')
+        .lift(A, "f3")
+        .put(A, "f2", 'P')
+        .wait(1000);
+    assert!(
+        t.out.iter().any(|i| matches!(i, Inference::NewGame { .. })),
+        "both boards set up again: a new game"
+    );
+    assert!(t.moves().is_empty(), "the new game has no moves yet");
+    t.play_clockless(A, "e2", "e4", 'P');
+    assert_eq!(t.moves(), ["A:e2e4"]);
+}

@@ -136,10 +136,12 @@ impl Inferrer {
     }
 
     /// Nothing is judged square by square while a drop waits for the other board, in a link
-    /// gap, or before the board is seen whole.
+    /// gap, before the board is seen whole, or once the game has ended (the players set the
+    /// pieces up again: a new game, not moves).
     fn clockless_ready(&self, board: BoardId) -> bool {
         let track = &self.tracks[board];
-        track.deferred.is_none()
+        self.game.end().is_none()
+            && track.deferred.is_none()
             && !track.finalizing
             && !track.awaiting_snapshot
             && track.gap.is_none()
