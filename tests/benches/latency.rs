@@ -26,7 +26,6 @@ use std::time::{Duration, Instant};
 use bugbridge_broadcast::wire::EventKind;
 use bugbridge_tests::child::ChildDaemon;
 use bugbridge_tests::game::{DEMO_GAME, TestGame};
-use bugbridge_tests::mqtt::Subscriber;
 use bugbridge_tests::table::Table;
 use bugbridge_tests::temp::TempDir;
 
@@ -132,17 +131,13 @@ async fn round(game: &TestGame, measure: bool) -> (Vec<(Duration, Duration)>, Re
     let mut table = Table::start(game, None);
     let config = dir.path().join("table.toml");
     write_config(&config, &table, &dir.path().join("games"));
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"));
-    cmd.arg("run")
-        .arg("--config")
-        .arg(&config)
-        .arg("--json-logs");
-    let daemon = ChildDaemon::start(cmd).await;
-    let broker = daemon.mqtt_broker.expect("the embedded broker's address");
-    let mut sub = Subscriber::start(broker, "bench", &format!("bughouse/{MATCH}/#"));
-    sub.subscribed(1).await;
-    sub.until("the daemon online", |s| s.topic("status") == Some("online"))
-        .await;
+    let (daemon, mut sub) = ChildDaemon::run_with_subscriber(
+        env!("CARGO_BIN_EXE_bugbridge-e2e"),
+        &config,
+        MATCH,
+        "bench",
+    )
+    .await;
     table.synced().await;
 
     let mut samples = Vec::new();

@@ -28,7 +28,6 @@ use bugbridge_drivers::session::DriverKind;
 use bugbridge_tests::LIMIT;
 use bugbridge_tests::child::ChildDaemon;
 use bugbridge_tests::clockless::{ClocklessGame, Ply, boards_without_times};
-use bugbridge_tests::mqtt::Subscriber;
 use bugbridge_tests::paced::PacedTable;
 use bugbridge_tests::scenarios::bpgn_files;
 use bugbridge_tests::temp::TempDir;
@@ -70,17 +69,13 @@ async fn play(drivers: [DriverKind; 2]) -> Run {
     let records = dir.path().join("games");
     let config = dir.path().join("table.toml");
     table.write_config(&config, MATCH, &records);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"));
-    cmd.arg("run")
-        .arg("--config")
-        .arg(&config)
-        .arg("--json-logs");
-    let daemon = ChildDaemon::start(cmd).await;
-    let broker = daemon.mqtt_broker.expect("the embedded broker's address");
-    let mut sub = Subscriber::start(broker, "clockless", &format!("bughouse/{MATCH}/#"));
-    sub.subscribed(1).await;
-    sub.until("the daemon online", |s| s.topic("status") == Some("online"))
-        .await;
+    let (daemon, mut sub) = ChildDaemon::run_with_subscriber(
+        env!("CARGO_BIN_EXE_bugbridge-e2e"),
+        &config,
+        MATCH,
+        "clockless",
+    )
+    .await;
 
     table.play().await;
     table.played_all().await;

@@ -25,6 +25,33 @@ pub struct ChildDaemon {
 }
 
 impl ChildDaemon {
+    /// Runs `bugbridge run --config CONFIG --json-logs` (the test binary `program`) with
+    /// its embedded broker, and a subscriber to `bughouse/<id>/#` on it once the daemon
+    /// says it is online.
+    ///
+    /// # Panics
+    ///
+    /// When the daemon does not start, has no embedded broker, or never comes online.
+    pub async fn run_with_subscriber(
+        program: &str,
+        config: &std::path::Path,
+        id: &str,
+        name: &str,
+    ) -> (ChildDaemon, crate::mqtt::Subscriber) {
+        let mut cmd = Command::new(program);
+        cmd.arg("run")
+            .arg("--config")
+            .arg(config)
+            .arg("--json-logs");
+        let daemon = ChildDaemon::start(cmd).await;
+        let broker = daemon.mqtt_broker.expect("the embedded broker's address");
+        let mut sub = crate::mqtt::Subscriber::start(broker, name, &format!("bughouse/{id}/#"));
+        sub.subscribed(1).await;
+        sub.until("the daemon online", |s| s.topic("status") == Some("online"))
+            .await;
+        (daemon, sub)
+    }
+
     /// Spawns `command` (a `bugbridge run --config FILE --json-logs`, however the program
     /// is found) and waits for its `running` log line.
     ///
