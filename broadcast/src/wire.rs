@@ -421,6 +421,27 @@ pub struct MatchSummary {
     pub api: String,
 }
 
+/// The end reasons of the schema (`docs/events.md`): the `reason` of an `end` event and of
+/// a `result` action. Which of them a match offers depends on its ruleset (the state's
+/// `end_reasons`).
+pub const END_REASONS: [&str; 10] = [
+    "checkmate",
+    "flag-fall",
+    "both-flags",
+    "resignation",
+    "draw-agreement",
+    "repetition",
+    "illegal-move-claim",
+    "all-kings",
+    "simultaneous",
+    "aborted",
+];
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// An operator action from the arbiter view, sent to the daemon (which journals and applies
 /// it). Body of `POST /api/matches/<id>/arbiter/actions`, tagged by `"action"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -437,13 +458,17 @@ pub enum ActionKind {
         /// The piece promoted to.
         piece: String,
     },
-    /// Record a result: `result` is `1-0`, `0-1` or `1/2-1/2`; `reason` e.g. `resignation`,
-    /// `draw-agreement`, `flag-claim`, `illegal-move-claim`.
+    /// Record a result: `result` is `1-0`, `0-1` or `1/2-1/2`; `reason` one of
+    /// [`END_REASONS`] (e.g. `resignation`, `flag-fall`, `draw-agreement`).
     Result {
         /// The team result.
         result: String,
         /// Why.
         reason: String,
+        /// The game has ended and this corrects its result. Without it a result for an
+        /// ended game is refused: a second click must not silently replace the first.
+        #[serde(default, skip_serializing_if = "is_false")]
+        correct: bool,
     },
     /// Replace a wrongly inferred move by `san`.
     Replace {

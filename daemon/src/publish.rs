@@ -89,6 +89,20 @@ pub fn event(inference: &Inference) -> Option<wire::Event> {
             e.detail = (!detail.is_empty()).then(|| detail.clone());
             Some(e)
         }
+        Inference::ResultCorrection {
+            t,
+            result,
+            reason,
+            detail,
+        } => {
+            // A correction of the result names no move: its `result` and `reason` are the
+            // game's from now on.
+            let mut e = wire::Event::new(wire::EventKind::Correction, *t);
+            e.result = Some(result.as_str().to_owned());
+            e.reason = reason.map(|r| r.code().to_owned());
+            e.detail = Some(detail.clone());
+            Some(e)
+        }
         Inference::NewGame { .. } => None,
     }
 }

@@ -16,7 +16,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::Config;
 use crate::game::Match;
-use crate::infer::{InferConfig, Inference, OperatorAction, SensorEvent};
+use crate::infer::{ActionRefused, InferConfig, Inference, OperatorAction, SensorEvent};
 use crate::publish;
 use crate::record::{GameFiles, Journal, Store, write_atomic};
 use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
@@ -46,6 +46,8 @@ pub(crate) struct Table {
     running: ByBoard<Option<Option<Side>>>,
     /// Decisions not yet published.
     pending: Vec<Inference>,
+    /// The boards the configuration has (an action about another one is refused).
+    boards: ByBoard<bool>,
 }
 
 impl Table {
@@ -180,6 +182,7 @@ impl Table {
             base_t: 0,
             running: ByBoard::default(),
             pending: Vec::new(),
+            boards: configured_boards(config),
         })
     }
 
@@ -256,6 +259,7 @@ impl Table {
             base_t,
             running,
             pending: Vec::new(),
+            boards: configured_boards(config),
         })
     }
 
@@ -307,30 +311,75 @@ impl Table {
         Ok(decided)
     }
 
-    /// An operator action from the arbiter view: journaled (synced), then applied.
+    /// An operator action from the arbiter view: checked against the game (a refused one
+    /// changes nothing and is not journaled), journaled (synced), then applied. Whoever sent
+    /// it hears the outcome through the hub ([`Hub::answer`]).
     pub(crate) fn on_action(
         &mut self,
         action: &wire::OperatorAction,
     ) -> Result<Vec<Inference>, AppError> {
-        let Some(op) = operator_action(action) else {
-            warn!(?action, "operator action not understood; ignored");
-            return Ok(Vec::new());
-        };
         let t = self.t(Instant::now()).max(self.journal.last_t());
+        let op = match self.check_action(t, action) {
+            Ok(op) => op,
+            Err(refused) => {
+                warn!(?action, "operator action refused: {refused}");
+                self.answer(action, Err(refused));
+                return Ok(Vec::new());
+            }
+        };
         let ev = SensorEvent::Operator(op);
         let line = TraceLine {
             t,
             event: sensor::encode(&ev),
         };
-        self.journal
-            .append(&line)
-            .and_then(|()| self.journal.sync())
-            .map_err(|e| AppError::Record(e.to_string()))?;
+        if let Err(e) = self.journal.append(&line).and_then(|()| self.journal.sync()) {
+            self.answer(
+                action,
+                Err(ActionRefused {
+                    field: "action",
+                    message: format!("the daemon could not journal it: {e}"),
+                }),
+            );
+            return Err(AppError::Record(e.to_string()));
+        }
         info!(?action, "operator action journaled");
+        self.answer(action, Ok(()));
         let decided = self.game.feed(t, &ev, wall_ms());
         let decided = self.after(decided, true)?;
         self.confirm(t, action);
         Ok(decided)
+    }
+
+    /// Checks an action against the configuration and the game.
+    fn check_action(
+        &self,
+        t: u64,
+        action: &wire::OperatorAction,
+    ) -> Result<OperatorAction, ActionRefused> {
+        let op = operator_action(action)?;
+        if let Some(b) = op.board()
+            && !self.boards[b]
+        {
+            return Err(ActionRefused {
+                field: "board",
+                message: format!("board {b} is not configured at this table"),
+            });
+        }
+        self.game.inferrer().check_action(t, &op)?;
+        Ok(op)
+    }
+
+    /// Tells the sender of `action` (the arbiter page waiting on its request) the outcome.
+    fn answer(&self, action: &wire::OperatorAction, outcome: Result<(), ActionRefused>) {
+        if let (Some(hub), Some(id)) = (&self.hub, &action.id) {
+            hub.answer(
+                id,
+                outcome.map_err(|r| bugbridge_broadcast::ActionRefusal {
+                    field: r.field.to_owned(),
+                    message: r.message,
+                }),
+            );
+        }
     }
 
     /// Publishes an `action` event carrying the action's id, so that the console that sent
@@ -372,7 +421,9 @@ impl Table {
                     debug!(board = %entry.board, san = %entry.san, "move");
                     bpgn_changed = true;
                 }
-                Inference::Correction(_) | Inference::End { .. } => bpgn_changed = true,
+                Inference::Correction(_)
+                | Inference::End { .. }
+                | Inference::ResultCorrection { .. } => bpgn_changed = true,
                 // An alert is the arbiter's business (MQTT, the arbiter view), not a fault
                 // of the daemon: logged, but not as a warning.
                 Inference::Alert(a) => info!(code = a.code.code(), detail = %a.detail, "alert"),
@@ -535,6 +586,11 @@ fn rederive(files: &GameFiles, match_id: &str, infer: InferConfig) -> Vec<Infere
     out
 }
 
+/// Which boards the configuration has.
+fn configured_boards(config: &Config) -> ByBoard<bool> {
+    ByBoard::new_with(|b| config.boards.iter().any(|c| c.id == b))
+}
+
 /// The squares to light for a decided move.
 pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rules::Square)> {
     match mv.from() {
@@ -544,9 +600,10 @@ pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rul
 }
 
 /// The domain form of an arbiter's action.
-fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
+fn operator_action(a: &wire::OperatorAction) -> Result<OperatorAction, ActionRefused> {
     use publish::{board_id as board, color as side};
-    Some(match &a.kind {
+    let refused = |field: &'static str, message: String| ActionRefused { field, message };
+    Ok(match &a.kind {
         wire::ActionKind::Promotion {
             board: b,
             number,
@@ -556,11 +613,28 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
             board: board(*b),
             number: *number,
             side: side(*s),
-            piece: piece.chars().next().and_then(Role::from_char)?,
+            piece: piece
+                .chars()
+                .next()
+                .filter(|_| piece.chars().count() == 1)
+                .and_then(Role::from_char)
+                .ok_or_else(|| refused("piece", format!("{piece:?} is not a piece letter")))?,
         },
-        wire::ActionKind::Result { result, reason } => OperatorAction::Result {
-            result: MatchResult::from_str_opt(result)?,
-            reason: EndReason::from_code(reason),
+        wire::ActionKind::Result {
+            result,
+            reason,
+            correct,
+        } => OperatorAction::Result {
+            result: MatchResult::from_str_opt(result)
+                .filter(|r| *r != MatchResult::Unfinished)
+                .ok_or_else(|| {
+                    refused("result", format!("{result:?} is not 1-0, 0-1 or 1/2-1/2"))
+                })?,
+            reason: Some(
+                EndReason::from_code(reason)
+                    .ok_or_else(|| refused("reason", format!("{reason:?} is not an end reason")))?,
+            ),
+            correct: *correct,
         },
         wire::ActionKind::Replace {
             board: b,
@@ -690,6 +764,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),
                 reason: "resignation".into(),
+                correct: false,
             },
         };
         table.on_action(&resign).unwrap();
@@ -725,6 +800,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "1/2-1/2".into(),
                 reason: "draw-agreement".into(),
+                correct: false,
             },
         };
         table.on_action(&draw).unwrap();
@@ -804,6 +880,7 @@ mod tests {
                 kind: wire::ActionKind::Result {
                     result: "1/2-1/2".into(),
                     reason: "draw-agreement".into(),
+                    correct: false,
                 },
             })
             .unwrap();
@@ -893,6 +970,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),
                 reason: "resignation".into(),
+                correct: false,
             },
         };
         table.on_action(&resign).unwrap();

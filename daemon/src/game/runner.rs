@@ -21,6 +21,22 @@ pub struct End {
     pub detail: String,
 }
 
+/// `detail` with each seat it mentions (`WhiteB`) followed by its player's name from the
+/// BPGN tags, when one is known: the end comment then says who lost, not only where.
+fn name_players(detail: &str, tags: &BTreeMap<String, String>) -> String {
+    let mut out = detail.to_owned();
+    for seat in ["WhiteA", "BlackA", "WhiteB", "BlackB"] {
+        let Some(name) = tags.get(seat).map(|n| n.trim()) else {
+            continue;
+        };
+        if name.is_empty() || name == "?" {
+            continue;
+        }
+        out = out.replace(seat, &format!("{seat} ({name})"));
+    }
+    out
+}
+
 /// One table's match.
 #[derive(Debug, Clone)]
 pub struct Match {
@@ -178,7 +194,27 @@ impl Match {
                         result: *result,
                         reason: *reason,
                         board: *board,
-                        detail: detail.clone(),
+                        detail: name_players(detail, &self.tags),
+                    });
+                }
+                Inference::ResultCorrection {
+                    result,
+                    reason,
+                    detail,
+                    ..
+                } => {
+                    // The BPGN's end comment keeps what was recorded before, so the record
+                    // shows it was corrected.
+                    let was = self.end.take();
+                    let before = was.as_ref().map_or_else(String::new, |w| {
+                        let why = w.reason.map_or("", EndReason::code);
+                        format!("; it was {} ({why})", w.result.as_str())
+                    });
+                    self.end = Some(End {
+                        result: *result,
+                        reason: *reason,
+                        board: was.as_ref().and_then(|w| w.board),
+                        detail: format!("{detail}{before}"),
                     });
                 }
                 Inference::NewGame { .. } => {
