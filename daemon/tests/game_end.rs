@@ -98,7 +98,10 @@ fn a_flag_fall_where_the_rules_want_a_claim_is_an_alert_to_confirm() {
     for ruleset in [RulesetName::Uscf2006, RulesetName::Wbn] {
         let mut t = table(ruleset);
         white_b_flags(&mut t);
-        assert!(ends(&t).is_empty(), "{ruleset}: the flag alone does not end it");
+        assert!(
+            ends(&t).is_empty(),
+            "{ruleset}: the flag alone does not end it"
+        );
         let alert = t
             .out
             .iter()
@@ -110,11 +113,7 @@ fn a_flag_fall_where_the_rules_want_a_claim_is_an_alert_to_confirm() {
         assert_eq!((alert.board, alert.side), (Some(B), Some(Color::White)));
         assert!(alert.detail.contains("claim"), "{}", alert.detail);
         // The arbiter confirms the claim: the end the alert proposed.
-        let claim = result_action(
-            MatchResult::Won(Team::WhiteA),
-            EndReason::FlagFall,
-            false,
-        );
+        let claim = result_action(MatchResult::Won(Team::WhiteA), EndReason::FlagFall, false);
         assert_eq!(t.inf.check_action(t.t, &claim), Ok(()));
         t.feed(SensorEvent::Operator(claim));
         assert_eq!(
@@ -347,27 +346,12 @@ fn refused_actions_name_the_field_at_fault() {
         side,
         san: san.to_owned(),
     };
-    assert_eq!(
-        check(&t, replace(A, 7, Color::White, "d4")),
-        Err("number")
-    );
-    assert_eq!(
-        check(&t, replace(B, 1, Color::White, "d4")),
-        Err("number")
-    );
-    assert_eq!(
-        check(&t, replace(A, 1, Color::White, "xx")),
-        Err("san")
-    );
+    assert_eq!(check(&t, replace(A, 7, Color::White, "d4")), Err("number"));
+    assert_eq!(check(&t, replace(B, 1, Color::White, "d4")), Err("number"));
+    assert_eq!(check(&t, replace(A, 1, Color::White, "xx")), Err("san"));
     // A replacement no piece can make, and one that is illegal.
-    assert_eq!(
-        check(&t, replace(A, 1, Color::White, "Qh5")),
-        Err("san")
-    );
-    assert_eq!(
-        check(&t, replace(A, 1, Color::White, "d4")),
-        Ok(())
-    );
+    assert_eq!(check(&t, replace(A, 1, Color::White, "Qh5")), Err("san"));
+    assert_eq!(check(&t, replace(A, 1, Color::White, "d4")), Ok(()));
     let promotion = OperatorAction::Promotion {
         board: A,
         number: 1,

@@ -332,7 +332,11 @@ impl Table {
             t,
             event: sensor::encode(&ev),
         };
-        if let Err(e) = self.journal.append(&line).and_then(|()| self.journal.sync()) {
+        if let Err(e) = self
+            .journal
+            .append(&line)
+            .and_then(|()| self.journal.sync())
+        {
             self.answer(
                 action,
                 Err(ActionRefused {
@@ -784,6 +788,115 @@ mod tests {
             Some(Some(EndReason::Resignation))
         );
         assert_eq!(table.game.bpgn(), bpgn_before);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// 1a. e5 after the end: the pawn moved and Black's press.
+    fn black_replies() -> Vec<TraceEvent> {
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        vec![
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e7"),
+                piece: None,
+            },
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e5"),
+                piece: bugbridge_drivers::trace::SensorPiece::from_char('p'),
+            },
+            TraceEvent::Clock {
+                board: WireBoard::A,
+                white: 178.0,
+                black: 176.0,
+                running: Some(Side::White),
+            },
+        ]
+    }
+
+    fn result(result: &str, reason: &str, correct: bool) -> wire::OperatorAction {
+        wire::OperatorAction {
+            id: Some(format!("{result}-{reason}-{correct}")),
+            match_id: "t".into(),
+            kind: wire::ActionKind::Result {
+                result: result.into(),
+                reason: reason.into(),
+                correct,
+            },
+        }
+    }
+
+    #[test]
+    fn after_the_end_moves_are_not_recorded_results_need_correct_and_corrections_survive_a_restart()
+    {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-c-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = test_config(&dir, "t");
+        let mut table = Table::open(&config, None).unwrap();
+        feed(&mut table, first_move());
+        table
+            .on_action(&result("0-1", "resignation", false))
+            .unwrap();
+        let journal = || std::fs::read_to_string(store_files(&dir, 1).journal).unwrap();
+        let lines = journal().lines().count();
+        // A second result without `correct`, and a reason that does not exist: refused,
+        // nothing journaled, the first result stands.
+        let refused = table.check_action(0, &result("1-0", "resignation", false));
+        assert_eq!(refused.map_err(|r| r.field), Err("correct"));
+        let banana = table.check_action(0, &result("0-1", "banana", false));
+        assert_eq!(banana.map_err(|r| r.field), Err("reason"));
+        table
+            .on_action(&result("1-0", "resignation", false))
+            .unwrap();
+        table.on_action(&result("0-1", "banana", false)).unwrap();
+        assert_eq!(journal().lines().count(), lines);
+        assert_eq!(
+            table.game.end().map(|e| e.result),
+            Some(MatchResult::Won(crate::rules::Team::BlackA))
+        );
+        // Black replies on board A after the end: not recorded.
+        feed(&mut table, black_replies());
+        assert_eq!(table.game.record().len(), 1);
+        // The arbiter corrects the result.
+        table.on_action(&result("1-0", "flag-fall", true)).unwrap();
+        let end = table.game.end().cloned().expect("an end");
+        assert_eq!(end.result, MatchResult::Won(crate::rules::Team::WhiteA));
+        assert_eq!(end.reason, Some(EndReason::FlagFall));
+        assert!(end.detail.contains("corrected"), "{}", end.detail);
+        assert!(end.detail.contains("it was 0-1"), "{}", end.detail);
+        let bpgn = std::fs::read_to_string(&table.files.bpgn).unwrap();
+        assert!(bpgn.contains("[Result \"1-0\"]"), "{bpgn}");
+        assert!(bpgn.contains("corrected by the arbiter"), "{bpgn}");
+        assert!(!bpgn.contains("e5"), "{bpgn}");
+        // The journal keeps the correction; a restart replays it.
+        assert!(journal().contains("\"correct\":true"), "{}", journal());
+        std::mem::forget(table);
+        let table = Table::open(&config, None).unwrap();
+        assert_eq!(table.game.end(), Some(&end));
+        assert_eq!(table.game.record().len(), 1);
+        assert_eq!(table.game.bpgn(), bpgn);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_action_about_a_board_that_is_not_configured_is_refused() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-b-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = test_config(&dir, "t");
+        config.boards.retain(|b| b.id == BoardId::A);
+        let table = Table::open(&config, None).unwrap();
+        let fill = wire::OperatorAction {
+            id: None,
+            match_id: "t".into(),
+            kind: wire::ActionKind::Fill {
+                board: wire::Board::B,
+                moves: vec!["d4".into()],
+            },
+        };
+        assert_eq!(
+            table.check_action(0, &fill).map_err(|r| r.field),
+            Err("board")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -2,8 +2,8 @@
 
 use crate::rules::notation::{san_string, write_board_fen};
 use crate::rules::{
-    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, GameEnd, IllegalReason,
-    Legality, MatchResult, MaterialMismatch, MoveList, Piece, Position, Role, Square,
+    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, GameEnd, IllegalReason, Legality,
+    MatchResult, MaterialMismatch, MoveList, Piece, Position, Role, Square,
 };
 
 use super::board_track::{PendingPress, Track};
