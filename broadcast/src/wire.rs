@@ -266,6 +266,10 @@ pub struct BoardState {
     pub last_move: Option<LastMove>,
     /// Whether the e-board's link is up (drives the `boards connected` metric).
     pub connected: bool,
+    /// Whether the table's configuration has this board: a one-board table publishes the
+    /// other board as not configured (no clocks to show, no lost link). Absent when true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub configured: bool,
     /// What the board's sensors show (FEN placement) while its moves are not being
     /// recorded: its link came back and the plies it missed could not be worked out (an
     /// `unrecognized-position` alert said so).
@@ -287,6 +291,7 @@ impl Default for BoardState {
             to_move: Side::White,
             last_move: None,
             connected: false,
+            configured: true,
             physical: None,
             must_drop_king: Vec::new(),
         }
@@ -398,6 +403,10 @@ pub struct MatchState {
     /// The result once the match has ended.
     #[serde(default)]
     pub result: Option<MatchResult>,
+    /// The end reasons the match's ruleset has, which the arbiter may record (a subset of
+    /// [`END_REASONS`], in the order the arbiter view offers them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_reasons: Vec<String>,
 }
 
 /// One line of `GET /api/matches`.
@@ -440,6 +449,15 @@ pub const END_REASONS: [&str; 10] = [
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // as above
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// An operator action from the arbiter view, sent to the daemon (which journals and applies

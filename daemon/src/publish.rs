@@ -214,6 +214,8 @@ pub struct View<'a> {
     pub clock_at: u64,
     /// Whether each board's device link is up.
     pub connected: ByBoard<bool>,
+    /// Which boards the table's configuration has.
+    pub configured: ByBoard<bool>,
     /// What each board's sensors show while its moves are not being recorded (its link
     /// back, the gap not bridged, the board unlike the game).
     pub unrecorded: ByBoard<Option<Board>>,
@@ -280,6 +282,7 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             to_move: side(p.turn()),
             last_move: last_move(view.record, b),
             connected: *view.connected.get(b),
+            configured: *view.configured.get(b),
             physical: view.unrecorded.get(b).map(|p| p.placement()),
             must_drop_king: Color::ALL
                 .into_iter()
@@ -325,6 +328,10 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             })
             .collect(),
         tags: view.tags.clone(),
+        end_reasons: crate::infer::operator_reasons(view.game.rules())
+            .into_iter()
+            .map(|r| r.code().to_owned())
+            .collect(),
         result: view
             .end
             .map(|(result, reason, b, detail)| wire::MatchResult {

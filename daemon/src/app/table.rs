@@ -172,7 +172,11 @@ impl Table {
             store,
             files,
             journal,
-            game: Match::new(&config.match_id, tags, infer, None),
+            game: {
+                let mut game = Match::new(&config.match_id, tags, infer, None);
+                game.set_configured(configured_boards(config));
+                game
+            },
             infer,
             base_tags,
             ruleset,
@@ -218,6 +222,7 @@ impl Table {
             }
         }
         let mut game = Match::new(&config.match_id, tags, infer, None);
+        game.set_configured(configured_boards(config));
         let mut running = ByBoard::<Option<Option<Side>>>::default();
         for line in &recovered.lines {
             if let TraceEvent::Clock {
@@ -510,6 +515,7 @@ impl Table {
         // The new game's match: re-inferred from the lines just written, so a restart
         // sees exactly what this run sees.
         let mut game = Match::new(&self.match_id, tags, self.infer, None);
+        game.set_configured(self.boards);
         for line in &lines {
             if let Decoded::Event(ev) = sensor::decode(&line.event) {
                 game.feed(line.t, &ev, wall_ms());

@@ -46,6 +46,8 @@ pub struct Match {
     clocks: ByBoard<Option<ClockReading>>,
     clock_at: u64,
     connected: ByBoard<bool>,
+    /// Which boards the table's configuration has (both unless told otherwise).
+    configured: ByBoard<bool>,
     /// An `unrecognized-position` alert was raised for the board's open link gap: its
     /// moves are not being recorded until the gap is bridged.
     gap_alerted: ByBoard<bool>,
@@ -76,6 +78,7 @@ impl Match {
             // Nothing is connected until a board says so (its snapshot or its link): a board
             // that is not configured never does.
             connected: ByBoard { a: false, b: false },
+            configured: ByBoard { a: true, b: true },
             gap_alerted: ByBoard::default(),
             end: None,
             finished_ends: Vec::new(),
@@ -136,6 +139,12 @@ impl Match {
     #[must_use]
     pub const fn connected(&self) -> ByBoard<bool> {
         self.connected
+    }
+
+    /// Says which boards the table's configuration has: a board it has not is published
+    /// as such (no clocks, no lost link), not as a board whose link was lost.
+    pub fn set_configured(&mut self, configured: ByBoard<bool>) {
+        self.configured = configured;
     }
 
     /// Sets what is known of the device links: a daemon that restarts re-infers the links
@@ -255,6 +264,7 @@ impl Match {
             clocks: self.clocks,
             clock_at: self.clock_at,
             connected: self.connected,
+            configured: self.configured,
             unrecorded: ByBoard::new_with(|b| self.unrecorded(b)),
             tags: &self.tags,
             end: self
