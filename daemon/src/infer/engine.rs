@@ -66,6 +66,8 @@ pub struct Inferrer {
     pub(crate) gap_stats: GapStats,
     /// Koedem grab promotions being paired across the boards.
     pub(crate) grabs: super::koedem::Grabs,
+    /// After the end: until when a board back from a lost link is still resyncing.
+    pub(crate) resync_until: ByBoard<u64>,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -92,6 +94,7 @@ impl Inferrer {
             fen_cache: ByBoard::default(),
             gap_stats: GapStats::default(),
             grabs: Default::default(),
+            resync_until: ByBoard::default(),
         }
     }
 

@@ -11,11 +11,17 @@
 //!
 //! Once a game has ended, nothing more is recorded into it (`rules.md` §1: the first game to
 //! end decides the match, play after it is not part of the game). The boards are still
-//! followed, so that both boards set up again start the next game.
+//! followed, so that both boards set up again start the next game, and so that the grab of
+//! a Koedem promotion that ended the game is still paired with its piece.
 
 use crate::rules::{BoardId, ByColor, Color, Seat};
 
 use super::output::{Alert, AlertCode, Inference};
+
+/// How long after a board's link comes back, once the game has ended, its events are still
+/// taken as news of what it did while silent (its resync: a snapshot, the clock, the
+/// replayed log), and so handled as always.
+const RESYNC_MS: u64 = 2000;
 use super::{Inferrer, SensorEvent};
 
 impl Inferrer {
@@ -119,6 +125,31 @@ impl Inferrer {
     /// set up again start a new game), nothing is recorded. Returns `false` for the events
     /// handled as always (links, operator actions).
     pub(crate) fn after_end(&mut self, t: u64, ev: &SensorEvent, out: &mut Vec<Inference>) -> bool {
+        // A board whose link was down is still bridged: the plies it played in the gap came
+        // before the end, and so did what a board back from a lost link reports at once (the
+        // press and the move of its last ply, replayed from its log), and the presses a
+        // bridged gap's last plies still owe. And while a drop made before the end still
+        // owes its piece (a mate dropped with a piece the other board's gap had not yet
+        // supplied), the capture that supplies it is still to be recorded.
+        if let SensorEvent::Link { board, up: true } = *ev {
+            self.resync_until[board] = t.saturating_add(RESYNC_MS);
+        }
+        let owed = BoardId::ALL.into_iter().any(|b| {
+            Color::ALL
+                .into_iter()
+                .any(|c| self.debts[b][c].iter().any(|&n| n > 0))
+        });
+        let bridging = |b: BoardId| {
+            let tr = &self.tracks[b];
+            tr.gap.is_some()
+                || tr.link_down
+                || tr.awaiting_snapshot
+                || !tr.owed_presses.is_empty()
+                || t <= self.resync_until[b]
+        };
+        if owed || ev.board().is_some_and(bridging) {
+            return false;
+        }
         match *ev {
             SensorEvent::Square { board, sq, piece } => {
                 let track = &mut self.tracks[board];
@@ -126,8 +157,12 @@ impl Inferrer {
                     return true;
                 }
                 let sq = track.orient(sq);
+                let was = track.physical.piece_at(sq);
                 track.physical.set_square(sq, piece);
                 track.last_change = t;
+                // A Koedem promotion that ended the game (its capture took the fourth
+                // king) is still paired with the piece grabbed from the other board.
+                self.grab_square(t, board, sq, (was, piece), out);
                 if piece.is_some() {
                     self.check_new_game(t, out);
                 }
