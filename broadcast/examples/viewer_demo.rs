@@ -62,6 +62,7 @@ async fn main() -> std::io::Result<()> {
                     grab: None,
                 }),
                 connected: true,
+                configured: true,
                 physical: None,
                 must_drop_king: Vec::new(),
             },
@@ -83,6 +84,7 @@ async fn main() -> std::io::Result<()> {
                     grab: None,
                 }),
                 connected: true,
+                configured: true,
                 physical: None,
                 must_drop_king: Vec::new(),
             },
@@ -103,6 +105,7 @@ async fn main() -> std::io::Result<()> {
         moves,
         tags: [("Event".to_owned(), "Club night".to_owned())].into(),
         result: None,
+        end_reasons: Vec::new(),
         ..MatchState::default()
     };
     let alert = Event {

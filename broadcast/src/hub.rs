@@ -6,17 +6,22 @@
 //! events, serialises everything once, and fans it out: to the SSE streams through a
 //! `tokio::sync::broadcast` channel per match and to the MQTT publisher, which pulls from the
 //! hub whenever the hub's generation counter moves. Operator actions from the arbiter page
-//! travel the other way on the `mpsc` channel returned by [`Hub::new`].
+//! travel the other way on the `mpsc` channel returned by [`Hub::new`]. A daemon that checks
+//! actions against its game says so ([`Hub::answer_actions`]) and answers each one
+//! ([`Hub::answer`]): the arbiter page's request then waits for the answer, so a refused
+//! action is a 400 naming the field at fault, not a 202 that silently did nothing.
 
 mod mirror;
 
 use std::collections::{BTreeMap, VecDeque};
 
 pub use mirror::Mirrored;
-use std::sync::{Arc, RwLock};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use bytes::Bytes;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 use crate::archive::Archive;
 use crate::error::PublishError;
@@ -114,11 +119,36 @@ pub(crate) struct MatchEntry {
     pub(crate) private: broadcast::Sender<Delivery>,
 }
 
+/// Why the daemon refused an operator action: the field at fault and a sentence for the
+/// arbiter (the body of the 400 answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionRefusal {
+    /// The action's field at fault (`reason`, `number`, `moves`, …).
+    pub field: String,
+    /// Why.
+    pub message: String,
+}
+
+impl std::fmt::Display for ActionRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ActionRefusal {}
+
+/// The answer to an operator action.
+pub type ActionOutcome = Result<(), ActionRefusal>;
+
 #[derive(Debug)]
 struct Inner {
     opts: HubOptions,
     matches: RwLock<BTreeMap<String, Arc<MatchEntry>>>,
     actions: mpsc::Sender<OperatorAction>,
+    /// The daemon answers every action (see [`Hub::answer_actions`]).
+    answers: AtomicBool,
+    /// The requests waiting for their answer, by action id.
+    replies: Mutex<HashMap<String, oneshot::Sender<ActionOutcome>>>,
     metrics: Metrics,
     generation: watch::Sender<u64>,
     closed: watch::Sender<bool>,
@@ -192,6 +222,8 @@ impl Hub {
             opts,
             matches: RwLock::default(),
             actions: tx,
+            answers: AtomicBool::new(false),
+            replies: Mutex::default(),
             metrics: Metrics::new(),
             generation: watch::Sender::new(0),
             closed: watch::Sender::new(false),
@@ -528,6 +560,50 @@ impl Hub {
 
     pub(crate) fn action_sender(&self) -> &mpsc::Sender<OperatorAction> {
         &self.inner.actions
+    }
+
+    /// The receiver of actions promises to answer every action that has an id with
+    /// [`Hub::answer`]. (A relay forwarding actions to a broker cannot: its requests are
+    /// accepted without waiting.)
+    pub fn answer_actions(&self) {
+        self.inner.answers.store(true, Ordering::Release);
+    }
+
+    /// Answers the action `id`: applied, or refused with the field at fault.
+    pub fn answer(&self, id: &str, outcome: ActionOutcome) {
+        let waiting = self
+            .inner
+            .replies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        if let Some(tx) = waiting {
+            // The request may have given up waiting: nothing to tell then.
+            let _ = tx.send(outcome);
+        }
+    }
+
+    /// Where the answer to action `id` will come, when the receiver answers actions.
+    pub(crate) fn expect_answer(&self, id: &str) -> Option<oneshot::Receiver<ActionOutcome>> {
+        if !self.inner.answers.load(Ordering::Acquire) {
+            return None;
+        }
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .replies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_owned(), tx);
+        Some(rx)
+    }
+
+    /// Forgets the wait for action `id` (it was never sent).
+    pub(crate) fn forget_answer(&self, id: &str) {
+        self.inner
+            .replies
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
     }
 }
 

@@ -76,4 +76,4 @@ pub mod relay;
 pub mod wire;
 
 pub use error::PublishError;
-pub use hub::{Hub, HubOptions, Published, Update};
+pub use hub::{ActionOutcome, ActionRefusal, Hub, HubOptions, Published, Update};

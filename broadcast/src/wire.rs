@@ -266,6 +266,10 @@ pub struct BoardState {
     pub last_move: Option<LastMove>,
     /// Whether the e-board's link is up (drives the `boards connected` metric).
     pub connected: bool,
+    /// Whether the table's configuration has this board: a one-board table publishes the
+    /// other board as not configured (no clocks to show, no lost link). Absent when true.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub configured: bool,
     /// What the board's sensors show (FEN placement) while its moves are not being
     /// recorded: its link came back and the plies it missed could not be worked out (an
     /// `unrecognized-position` alert said so).
@@ -287,6 +291,7 @@ impl Default for BoardState {
             to_move: Side::White,
             last_move: None,
             connected: false,
+            configured: true,
             physical: None,
             must_drop_king: Vec::new(),
         }
@@ -398,6 +403,10 @@ pub struct MatchState {
     /// The result once the match has ended.
     #[serde(default)]
     pub result: Option<MatchResult>,
+    /// The end reasons the match's ruleset has, which the arbiter may record (a subset of
+    /// [`END_REASONS`], in the order the arbiter view offers them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_reasons: Vec<String>,
 }
 
 /// One line of `GET /api/matches`.
@@ -421,6 +430,36 @@ pub struct MatchSummary {
     pub api: String,
 }
 
+/// The end reasons of the schema (`docs/events.md`): the `reason` of an `end` event and of
+/// a `result` action. Which of them a match offers depends on its ruleset (the state's
+/// `end_reasons`).
+pub const END_REASONS: [&str; 10] = [
+    "checkmate",
+    "flag-fall",
+    "both-flags",
+    "resignation",
+    "draw-agreement",
+    "repetition",
+    "illegal-move-claim",
+    "all-kings",
+    "simultaneous",
+    "aborted",
+];
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // as above
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
+}
+
 /// An operator action from the arbiter view, sent to the daemon (which journals and applies
 /// it). Body of `POST /api/matches/<id>/arbiter/actions`, tagged by `"action"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -437,13 +476,17 @@ pub enum ActionKind {
         /// The piece promoted to.
         piece: String,
     },
-    /// Record a result: `result` is `1-0`, `0-1` or `1/2-1/2`; `reason` e.g. `resignation`,
-    /// `draw-agreement`, `flag-claim`, `illegal-move-claim`.
+    /// Record a result: `result` is `1-0`, `0-1` or `1/2-1/2`; `reason` one of
+    /// [`END_REASONS`] (e.g. `resignation`, `flag-fall`, `draw-agreement`).
     Result {
         /// The team result.
         result: String,
         /// Why.
         reason: String,
+        /// The game has ended and this corrects its result. Without it a result for an
+        /// ended game is refused: a second click must not silently replace the first.
+        #[serde(default, skip_serializing_if = "is_false")]
+        correct: bool,
     },
     /// Replace a wrongly inferred move by `san`.
     Replace {

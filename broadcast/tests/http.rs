@@ -326,6 +326,55 @@ async fn post(app: &Router, request: Request<Body>) -> (StatusCode, String) {
 const PROMOTION: &str =
     r#"{"action":"promotion","board":"A","number":23,"side":"white","piece":"n"}"#;
 
+/// A daemon that answers actions: the request waits for its answer, and a refusal is a 400
+/// naming the field; an unknown end reason never reaches the daemon.
+#[tokio::test]
+async fn a_daemon_that_answers_turns_a_refusal_into_a_400_naming_the_field() {
+    let (hub, mut actions, app) = setup(HubOptions::default());
+    hub.answer_actions();
+    let daemon = {
+        let hub = hub.clone();
+        tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while let Some(action) = actions.recv().await {
+                let id = action.id.clone().expect("an id");
+                let outcome = match &action.kind {
+                    ActionKind::Result { correct: false, .. } => {
+                        Err(bugbridge_broadcast::ActionRefusal {
+                            field: "correct".into(),
+                            message: "the game has already ended".into(),
+                        })
+                    }
+                    _ => Ok(()),
+                };
+                hub.answer(&id, outcome);
+                seen.push(action.kind);
+                if seen.len() == 2 {
+                    return seen;
+                }
+            }
+            seen
+        })
+    };
+    let second = r#"{"action":"result","result":"1-0","reason":"resignation"}"#;
+    let (status, body) = post(&app, action_request(Some(TOKEN), "table-1", second)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("\"field\":\"correct\""), "{body}");
+    let banana = r#"{"action":"result","result":"0-1","reason":"banana"}"#;
+    let (status, body) = post(&app, action_request(Some(TOKEN), "table-1", banana)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert!(body.contains("reason"), "{body}");
+    let correction = r#"{"action":"result","result":"1-0","reason":"flag-fall","correct":true}"#;
+    let (status, body) = post(&app, action_request(Some(TOKEN), "table-1", correction)).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert!(body.contains("\"applied\":true"), "{body}");
+    let seen = tokio::time::timeout(LIMIT, daemon)
+        .await
+        .expect("in time")
+        .expect("joined");
+    assert_eq!(seen.len(), 2, "the banana never reached the daemon");
+}
+
 #[tokio::test]
 async fn valid_actions_reach_the_daemon() {
     let (_hub, mut actions, app) = setup(HubOptions::default());

@@ -497,7 +497,8 @@ async fn an_operator_action_from_the_relay_reaches_its_table_which_confirms_it_o
         action.kind,
         ActionKind::Result {
             result: "1-0".into(),
-            reason: "resignation".into()
+            reason: "resignation".into(),
+            correct: false,
         }
     );
     // Only its own table heard it.

@@ -161,6 +161,7 @@ fn operator_actions() {
         ActionKind::Result {
             result: "1/2-1/2".into(),
             reason: "draw-agreement".into(),
+            correct: false,
         },
         ActionKind::Replace {
             board: Board::B,

@@ -89,6 +89,20 @@ pub fn event(inference: &Inference) -> Option<wire::Event> {
             e.detail = (!detail.is_empty()).then(|| detail.clone());
             Some(e)
         }
+        Inference::ResultCorrection {
+            t,
+            result,
+            reason,
+            detail,
+        } => {
+            // A correction of the result names no move: its `result` and `reason` are the
+            // game's from now on.
+            let mut e = wire::Event::new(wire::EventKind::Correction, *t);
+            e.result = Some(result.as_str().to_owned());
+            e.reason = reason.map(|r| r.code().to_owned());
+            e.detail = Some(detail.clone());
+            Some(e)
+        }
         Inference::NewGame { .. } => None,
     }
 }
@@ -200,6 +214,8 @@ pub struct View<'a> {
     pub clock_at: u64,
     /// Whether each board's device link is up.
     pub connected: ByBoard<bool>,
+    /// Which boards the table's configuration has.
+    pub configured: ByBoard<bool>,
     /// What each board's sensors show while its moves are not being recorded (its link
     /// back, the gap not bridged, the board unlike the game).
     pub unrecorded: ByBoard<Option<Board>>,
@@ -266,6 +282,7 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             to_move: side(p.turn()),
             last_move: last_move(view.record, b),
             connected: *view.connected.get(b),
+            configured: *view.configured.get(b),
             physical: view.unrecorded.get(b).map(|p| p.placement()),
             must_drop_king: Color::ALL
                 .into_iter()
@@ -311,6 +328,10 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
             })
             .collect(),
         tags: view.tags.clone(),
+        end_reasons: crate::infer::operator_reasons(view.game.rules())
+            .into_iter()
+            .map(|r| r.code().to_owned())
+            .collect(),
         result: view
             .end
             .map(|(result, reason, b, detail)| wire::MatchResult {

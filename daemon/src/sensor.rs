@@ -221,6 +221,10 @@ fn operator(
         "result" => Some(OperatorAction::Result {
             result: MatchResult::from_str_opt(str_field("result")?)?,
             reason: str_field("reason").and_then(EndReason::from_code),
+            correct: fields
+                .get("correct")
+                .and_then(serde_json::Value::as_bool)
+                .unwrap_or(false),
         }),
         "replace" => Some(OperatorAction::Replace {
             board: board?,
@@ -319,10 +323,17 @@ fn encode_operator(op: &OperatorAction) -> TraceEvent {
             fields.insert("piece".into(), Value::from(piece.upper_char().to_string()));
             (Some(*board), "promotion")
         }
-        OperatorAction::Result { result, reason } => {
+        OperatorAction::Result {
+            result,
+            reason,
+            correct,
+        } => {
             fields.insert("result".into(), Value::from(result.as_str()));
             if let Some(r) = reason {
                 fields.insert("reason".into(), Value::from(r.code()));
+            }
+            if *correct {
+                fields.insert("correct".into(), Value::from(true));
             }
             (None, "result")
         }
@@ -416,6 +427,12 @@ mod tests {
             SensorEvent::Operator(OperatorAction::Result {
                 result: MatchResult::Draw,
                 reason: Some(EndReason::DrawAgreement),
+                correct: false,
+            }),
+            SensorEvent::Operator(OperatorAction::Result {
+                result: MatchResult::Won(crate::rules::Team::WhiteA),
+                reason: Some(EndReason::Resignation),
+                correct: true,
             }),
             SensorEvent::Operator(OperatorAction::Replace {
                 board: BoardId::B,

@@ -637,6 +637,7 @@ fn case_37_new_game_when_both_boards_are_reset_after_the_end() {
     t.feed(SensorEvent::Operator(OperatorAction::Result {
         result: MatchResult::Won(Team::WhiteA),
         reason: Some(EndReason::Resignation),
+        correct: false,
     }));
     t.lift(A, "e4")
         .put(A, "e2", 'P')

@@ -191,6 +191,7 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
         to_move: Side::White,
         last_move: None,
         connected: true,
+        configured: true,
         physical: None,
         must_drop_king: Vec::new(),
     };

@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::AppState;
 use super::api::{error, unknown_match};
-use crate::wire::{ActionKind, OperatorAction};
+use crate::wire::{ActionKind, END_REASONS, OperatorAction};
 
 /// Query string of the GET routes.
 #[derive(Debug, Default, Deserialize)]
@@ -158,16 +158,14 @@ fn validate(action: &ActionKind) -> Result<(), String> {
                 return Err(format!("piece {piece:?} is not one of q, r, b, n"));
             }
         }
-        ActionKind::Result { result, reason } => {
+        ActionKind::Result { result, reason, .. } => {
             if !matches!(result.as_str(), "1-0" | "0-1" | "1/2-1/2") {
                 return Err(format!("result {result:?} is not 1-0, 0-1 or 1/2-1/2"));
             }
-            if reason.is_empty()
-                || reason.len() > 64
-                || !reason.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
-            {
+            if !END_REASONS.contains(&reason.as_str()) {
                 return Err(format!(
-                    "reason {reason:?} must be 1 to 64 of a-z and - (e.g. resignation)"
+                    "reason {reason:?} is not an end reason: one of {}",
+                    END_REASONS.join(", ")
                 ));
             }
         }
@@ -242,18 +240,47 @@ pub(crate) async fn action(
         match_id: id,
         kind,
     };
-    match app.hub.action_sender().try_send(action) {
-        Ok(()) => {
-            app.hub.metrics().operator_actions.inc();
-            (
-                StatusCode::ACCEPTED,
-                axum::Json(serde_json::json!({ "accepted": true, "id": action_id })),
-            )
-                .into_response()
-        }
-        Err(_) => error(
+    let answer = app.hub.expect_answer(&action_id);
+    if app.hub.action_sender().try_send(action).is_err() {
+        app.hub.forget_answer(&action_id);
+        return error(
             StatusCode::SERVICE_UNAVAILABLE,
             "the daemon is not taking actions right now; retry",
-        ),
+        );
     }
+    app.hub.metrics().operator_actions.inc();
+    if let Some(answer) = answer {
+        // The daemon checks the action against the game before journaling it. A daemon
+        // stuck that long is not going to answer: the action may still be applied later.
+        match tokio::time::timeout(ANSWER_WAIT, answer).await {
+            Ok(Ok(Err(refused))) => {
+                return (
+                    StatusCode::BAD_REQUEST,
+                    axum::Json(serde_json::json!({
+                        "error": format!("bad action: {refused}"),
+                        "field": refused.field,
+                    })),
+                )
+                    .into_response();
+            }
+            Ok(Ok(Ok(()))) => {
+                return (
+                    StatusCode::ACCEPTED,
+                    axum::Json(
+                        serde_json::json!({ "accepted": true, "applied": true, "id": action_id }),
+                    ),
+                )
+                    .into_response();
+            }
+            Ok(Err(_)) | Err(_) => app.hub.forget_answer(&action_id),
+        }
+    }
+    (
+        StatusCode::ACCEPTED,
+        axum::Json(serde_json::json!({ "accepted": true, "id": action_id })),
+    )
+        .into_response()
 }
+
+/// How long an action request waits for the daemon's answer.
+const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(10);

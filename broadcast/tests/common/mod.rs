@@ -58,12 +58,14 @@ pub fn state(plies: u32) -> MatchState {
                     grab: None,
                 }),
                 connected: true,
+                configured: true,
                 physical: None,
                 must_drop_king: Vec::new(),
             },
             B: BoardState {
                 bfen: START.to_owned(),
                 connected: true,
+                configured: true,
                 physical: None,
                 ..BoardState::default()
             },

@@ -128,6 +128,7 @@ fuzz_target!(|data: &[u8]| {
                         MatchResult::Draw
                     },
                     reason: (arg2 & 2 == 0).then_some(EndReason::Resignation),
+                    correct: arg2 & 4 != 0,
                 },
                 _ => OperatorAction::Replace {
                     board: board(arg2),

@@ -128,6 +128,8 @@ pub async fn run(
         alerts_public: config.mqtt.as_ref().is_some_and(|m| m.alerts_public),
         ..HubOptions::default()
     });
+    // The table checks every action before journaling it and answers the page's request.
+    hub.answer_actions();
     let mut endpoints = Endpoints::default();
     let mut tasks = Vec::new();
 

@@ -16,7 +16,7 @@ use tracing::{debug, info, warn};
 
 use crate::config::Config;
 use crate::game::Match;
-use crate::infer::{InferConfig, Inference, OperatorAction, SensorEvent};
+use crate::infer::{ActionRefused, InferConfig, Inference, OperatorAction, SensorEvent};
 use crate::publish;
 use crate::record::{GameFiles, Journal, Store, write_atomic};
 use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
@@ -46,6 +46,8 @@ pub(crate) struct Table {
     running: ByBoard<Option<Option<Side>>>,
     /// Decisions not yet published.
     pending: Vec<Inference>,
+    /// The boards the configuration has (an action about another one is refused).
+    boards: ByBoard<bool>,
 }
 
 impl Table {
@@ -170,7 +172,11 @@ impl Table {
             store,
             files,
             journal,
-            game: Match::new(&config.match_id, tags, infer, None),
+            game: {
+                let mut game = Match::new(&config.match_id, tags, infer, None);
+                game.set_configured(configured_boards(config));
+                game
+            },
             infer,
             base_tags,
             ruleset,
@@ -180,6 +186,7 @@ impl Table {
             base_t: 0,
             running: ByBoard::default(),
             pending: Vec::new(),
+            boards: configured_boards(config),
         })
     }
 
@@ -215,6 +222,7 @@ impl Table {
             }
         }
         let mut game = Match::new(&config.match_id, tags, infer, None);
+        game.set_configured(configured_boards(config));
         let mut running = ByBoard::<Option<Option<Side>>>::default();
         for line in &recovered.lines {
             if let TraceEvent::Clock {
@@ -256,6 +264,7 @@ impl Table {
             base_t,
             running,
             pending: Vec::new(),
+            boards: configured_boards(config),
         })
     }
 
@@ -307,30 +316,79 @@ impl Table {
         Ok(decided)
     }
 
-    /// An operator action from the arbiter view: journaled (synced), then applied.
+    /// An operator action from the arbiter view: checked against the game (a refused one
+    /// changes nothing and is not journaled), journaled (synced), then applied. Whoever sent
+    /// it hears the outcome through the hub ([`Hub::answer`]).
     pub(crate) fn on_action(
         &mut self,
         action: &wire::OperatorAction,
     ) -> Result<Vec<Inference>, AppError> {
-        let Some(op) = operator_action(action) else {
-            warn!(?action, "operator action not understood; ignored");
-            return Ok(Vec::new());
-        };
         let t = self.t(Instant::now()).max(self.journal.last_t());
+        let op = match self.check_action(t, action) {
+            Ok(op) => op,
+            Err(refused) => {
+                warn!(?action, "operator action refused: {refused}");
+                self.answer(action, Err(refused));
+                return Ok(Vec::new());
+            }
+        };
         let ev = SensorEvent::Operator(op);
         let line = TraceLine {
             t,
             event: sensor::encode(&ev),
         };
-        self.journal
+        if let Err(e) = self
+            .journal
             .append(&line)
             .and_then(|()| self.journal.sync())
-            .map_err(|e| AppError::Record(e.to_string()))?;
+        {
+            self.answer(
+                action,
+                Err(ActionRefused {
+                    field: "action",
+                    message: format!("the daemon could not journal it: {e}"),
+                }),
+            );
+            return Err(AppError::Record(e.to_string()));
+        }
         info!(?action, "operator action journaled");
+        self.answer(action, Ok(()));
         let decided = self.game.feed(t, &ev, wall_ms());
         let decided = self.after(decided, true)?;
         self.confirm(t, action);
         Ok(decided)
+    }
+
+    /// Checks an action against the configuration and the game.
+    fn check_action(
+        &self,
+        t: u64,
+        action: &wire::OperatorAction,
+    ) -> Result<OperatorAction, ActionRefused> {
+        let op = operator_action(action)?;
+        if let Some(b) = op.board()
+            && !self.boards[b]
+        {
+            return Err(ActionRefused {
+                field: "board",
+                message: format!("board {b} is not configured at this table"),
+            });
+        }
+        self.game.inferrer().check_action(t, &op)?;
+        Ok(op)
+    }
+
+    /// Tells the sender of `action` (the arbiter page waiting on its request) the outcome.
+    fn answer(&self, action: &wire::OperatorAction, outcome: Result<(), ActionRefused>) {
+        if let (Some(hub), Some(id)) = (&self.hub, &action.id) {
+            hub.answer(
+                id,
+                outcome.map_err(|r| bugbridge_broadcast::ActionRefusal {
+                    field: r.field.to_owned(),
+                    message: r.message,
+                }),
+            );
+        }
     }
 
     /// Publishes an `action` event carrying the action's id, so that the console that sent
@@ -372,7 +430,9 @@ impl Table {
                     debug!(board = %entry.board, san = %entry.san, "move");
                     bpgn_changed = true;
                 }
-                Inference::Correction(_) | Inference::End { .. } => bpgn_changed = true,
+                Inference::Correction(_)
+                | Inference::End { .. }
+                | Inference::ResultCorrection { .. } => bpgn_changed = true,
                 // An alert is the arbiter's business (MQTT, the arbiter view), not a fault
                 // of the daemon: logged, but not as a warning.
                 Inference::Alert(a) => info!(code = a.code.code(), detail = %a.detail, "alert"),
@@ -455,6 +515,7 @@ impl Table {
         // The new game's match: re-inferred from the lines just written, so a restart
         // sees exactly what this run sees.
         let mut game = Match::new(&self.match_id, tags, self.infer, None);
+        game.set_configured(self.boards);
         for line in &lines {
             if let Decoded::Event(ev) = sensor::decode(&line.event) {
                 game.feed(line.t, &ev, wall_ms());
@@ -535,6 +596,11 @@ fn rederive(files: &GameFiles, match_id: &str, infer: InferConfig) -> Vec<Infere
     out
 }
 
+/// Which boards the configuration has.
+fn configured_boards(config: &Config) -> ByBoard<bool> {
+    ByBoard::new_with(|b| config.boards.iter().any(|c| c.id == b))
+}
+
 /// The squares to light for a decided move.
 pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rules::Square)> {
     match mv.from() {
@@ -544,9 +610,10 @@ pub(crate) fn led_squares(mv: &Move) -> Option<(crate::rules::Square, crate::rul
 }
 
 /// The domain form of an arbiter's action.
-fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
+fn operator_action(a: &wire::OperatorAction) -> Result<OperatorAction, ActionRefused> {
     use publish::{board_id as board, color as side};
-    Some(match &a.kind {
+    let refused = |field: &'static str, message: String| ActionRefused { field, message };
+    Ok(match &a.kind {
         wire::ActionKind::Promotion {
             board: b,
             number,
@@ -556,11 +623,28 @@ fn operator_action(a: &wire::OperatorAction) -> Option<OperatorAction> {
             board: board(*b),
             number: *number,
             side: side(*s),
-            piece: piece.chars().next().and_then(Role::from_char)?,
+            piece: piece
+                .chars()
+                .next()
+                .filter(|_| piece.chars().count() == 1)
+                .and_then(Role::from_char)
+                .ok_or_else(|| refused("piece", format!("{piece:?} is not a piece letter")))?,
         },
-        wire::ActionKind::Result { result, reason } => OperatorAction::Result {
-            result: MatchResult::from_str_opt(result)?,
-            reason: EndReason::from_code(reason),
+        wire::ActionKind::Result {
+            result,
+            reason,
+            correct,
+        } => OperatorAction::Result {
+            result: MatchResult::from_str_opt(result)
+                .filter(|r| *r != MatchResult::Unfinished)
+                .ok_or_else(|| {
+                    refused("result", format!("{result:?} is not 1-0, 0-1 or 1/2-1/2"))
+                })?,
+            reason: Some(
+                EndReason::from_code(reason)
+                    .ok_or_else(|| refused("reason", format!("{reason:?} is not an end reason")))?,
+            ),
+            correct: *correct,
         },
         wire::ActionKind::Replace {
             board: b,
@@ -690,6 +774,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),
                 reason: "resignation".into(),
+                correct: false,
             },
         };
         table.on_action(&resign).unwrap();
@@ -712,6 +797,115 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// 1a. e5 after the end: the pawn moved and Black's press.
+    fn black_replies() -> Vec<TraceEvent> {
+        let sq = |s: &str| bugbridge_drivers::trace::Square::from_name(s).unwrap();
+        vec![
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e7"),
+                piece: None,
+            },
+            TraceEvent::Square {
+                board: WireBoard::A,
+                sq: sq("e5"),
+                piece: bugbridge_drivers::trace::SensorPiece::from_char('p'),
+            },
+            TraceEvent::Clock {
+                board: WireBoard::A,
+                white: 178.0,
+                black: 176.0,
+                running: Some(Side::White),
+            },
+        ]
+    }
+
+    fn result(result: &str, reason: &str, correct: bool) -> wire::OperatorAction {
+        wire::OperatorAction {
+            id: Some(format!("{result}-{reason}-{correct}")),
+            match_id: "t".into(),
+            kind: wire::ActionKind::Result {
+                result: result.into(),
+                reason: reason.into(),
+                correct,
+            },
+        }
+    }
+
+    #[test]
+    fn after_the_end_moves_are_not_recorded_results_need_correct_and_corrections_survive_a_restart()
+    {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-c-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let config = test_config(&dir, "t");
+        let mut table = Table::open(&config, None).unwrap();
+        feed(&mut table, first_move());
+        table
+            .on_action(&result("0-1", "resignation", false))
+            .unwrap();
+        let journal = || std::fs::read_to_string(store_files(&dir, 1).journal).unwrap();
+        let lines = journal().lines().count();
+        // A second result without `correct`, and a reason that does not exist: refused,
+        // nothing journaled, the first result stands.
+        let refused = table.check_action(0, &result("1-0", "resignation", false));
+        assert_eq!(refused.map_err(|r| r.field), Err("correct"));
+        let banana = table.check_action(0, &result("0-1", "banana", false));
+        assert_eq!(banana.map_err(|r| r.field), Err("reason"));
+        table
+            .on_action(&result("1-0", "resignation", false))
+            .unwrap();
+        table.on_action(&result("0-1", "banana", false)).unwrap();
+        assert_eq!(journal().lines().count(), lines);
+        assert_eq!(
+            table.game.end().map(|e| e.result),
+            Some(MatchResult::Won(crate::rules::Team::BlackA))
+        );
+        // Black replies on board A after the end: not recorded.
+        feed(&mut table, black_replies());
+        assert_eq!(table.game.record().len(), 1);
+        // The arbiter corrects the result.
+        table.on_action(&result("1-0", "flag-fall", true)).unwrap();
+        let end = table.game.end().cloned().expect("an end");
+        assert_eq!(end.result, MatchResult::Won(crate::rules::Team::WhiteA));
+        assert_eq!(end.reason, Some(EndReason::FlagFall));
+        assert!(end.detail.contains("corrected"), "{}", end.detail);
+        assert!(end.detail.contains("it was 0-1"), "{}", end.detail);
+        let bpgn = std::fs::read_to_string(&table.files.bpgn).unwrap();
+        assert!(bpgn.contains("[Result \"1-0\"]"), "{bpgn}");
+        assert!(bpgn.contains("corrected by the arbiter"), "{bpgn}");
+        assert!(!bpgn.contains("e5"), "{bpgn}");
+        // The journal keeps the correction; a restart replays it.
+        assert!(journal().contains("\"correct\":true"), "{}", journal());
+        std::mem::forget(table);
+        let table = Table::open(&config, None).unwrap();
+        assert_eq!(table.game.end(), Some(&end));
+        assert_eq!(table.game.record().len(), 1);
+        assert_eq!(table.game.bpgn(), bpgn);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_action_about_a_board_that_is_not_configured_is_refused() {
+        let dir = std::env::temp_dir().join(format!("bugbridge-table-b-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut config = test_config(&dir, "t");
+        config.boards.retain(|b| b.id == BoardId::A);
+        let table = Table::open(&config, None).unwrap();
+        let fill = wire::OperatorAction {
+            id: None,
+            match_id: "t".into(),
+            kind: wire::ActionKind::Fill {
+                board: wire::Board::B,
+                moves: vec!["d4".into()],
+            },
+        };
+        assert_eq!(
+            table.check_action(0, &fill).map_err(|r| r.field),
+            Err("board")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_new_game_after_the_end_gets_files_of_its_own() {
         let dir = std::env::temp_dir().join(format!("bugbridge-table-n-{}", std::process::id()));
@@ -725,6 +919,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "1/2-1/2".into(),
                 reason: "draw-agreement".into(),
+                correct: false,
             },
         };
         table.on_action(&draw).unwrap();
@@ -804,6 +999,7 @@ mod tests {
                 kind: wire::ActionKind::Result {
                     result: "1/2-1/2".into(),
                     reason: "draw-agreement".into(),
+                    correct: false,
                 },
             })
             .unwrap();
@@ -893,6 +1089,7 @@ mod tests {
             kind: wire::ActionKind::Result {
                 result: "0-1".into(),
                 reason: "resignation".into(),
+                correct: false,
             },
         };
         table.on_action(&resign).unwrap();

@@ -21,6 +21,22 @@ pub struct End {
     pub detail: String,
 }
 
+/// `detail` with each seat it mentions (`WhiteB`) followed by its player's name from the
+/// BPGN tags, when one is known: the end comment then says who lost, not only where.
+fn name_players(detail: &str, tags: &BTreeMap<String, String>) -> String {
+    let mut out = detail.to_owned();
+    for seat in ["WhiteA", "BlackA", "WhiteB", "BlackB"] {
+        let Some(name) = tags.get(seat).map(|n| n.trim()) else {
+            continue;
+        };
+        if name.is_empty() || name == "?" {
+            continue;
+        }
+        out = out.replace(seat, &format!("{seat} ({name})"));
+    }
+    out
+}
+
 /// One table's match.
 #[derive(Debug, Clone)]
 pub struct Match {
@@ -30,6 +46,8 @@ pub struct Match {
     clocks: ByBoard<Option<ClockReading>>,
     clock_at: u64,
     connected: ByBoard<bool>,
+    /// Which boards the table's configuration has (both unless told otherwise).
+    configured: ByBoard<bool>,
     /// An `unrecognized-position` alert was raised for the board's open link gap: its
     /// moves are not being recorded until the gap is bridged.
     gap_alerted: ByBoard<bool>,
@@ -60,6 +78,7 @@ impl Match {
             // Nothing is connected until a board says so (its snapshot or its link): a board
             // that is not configured never does.
             connected: ByBoard { a: false, b: false },
+            configured: ByBoard { a: true, b: true },
             gap_alerted: ByBoard::default(),
             end: None,
             finished_ends: Vec::new(),
@@ -122,6 +141,12 @@ impl Match {
         self.connected
     }
 
+    /// Says which boards the table's configuration has: a board it has not is published
+    /// as such (no clocks, no lost link), not as a board whose link was lost.
+    pub fn set_configured(&mut self, configured: ByBoard<bool>) {
+        self.configured = configured;
+    }
+
     /// Sets what is known of the device links: a daemon that restarts re-infers the links
     /// of the earlier run from its journal, but its own devices have not spoken yet.
     pub fn set_connected(&mut self, connected: ByBoard<bool>) {
@@ -178,7 +203,27 @@ impl Match {
                         result: *result,
                         reason: *reason,
                         board: *board,
-                        detail: detail.clone(),
+                        detail: name_players(detail, &self.tags),
+                    });
+                }
+                Inference::ResultCorrection {
+                    result,
+                    reason,
+                    detail,
+                    ..
+                } => {
+                    // The BPGN's end comment keeps what was recorded before, so the record
+                    // shows it was corrected.
+                    let was = self.end.take();
+                    let before = was.as_ref().map_or_else(String::new, |w| {
+                        let why = w.reason.map_or("", EndReason::code);
+                        format!("; it was {} ({why})", w.result.as_str())
+                    });
+                    self.end = Some(End {
+                        result: *result,
+                        reason: *reason,
+                        board: was.as_ref().and_then(|w| w.board),
+                        detail: format!("{detail}{before}"),
                     });
                 }
                 Inference::NewGame { .. } => {
@@ -219,6 +264,7 @@ impl Match {
             clocks: self.clocks,
             clock_at: self.clock_at,
             connected: self.connected,
+            configured: self.configured,
             unrecorded: ByBoard::new_with(|b| self.unrecorded(b)),
             tags: &self.tags,
             end: self

@@ -2,8 +2,8 @@
 
 use crate::rules::notation::{san_string, write_board_fen};
 use crate::rules::{
-    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, EndReason, GameEnd, IllegalReason,
-    Legality, MatchResult, MaterialMismatch, MoveList, Piece, Position, Role, Square,
+    Board, BoardId, BughouseGame, ByBoard, ByColor, Color, GameEnd, IllegalReason, Legality,
+    MatchResult, MaterialMismatch, MoveList, Piece, Position, Role, Square,
 };
 
 use super::board_track::{PendingPress, Track};
@@ -66,6 +66,8 @@ pub struct Inferrer {
     pub(crate) gap_stats: GapStats,
     /// Koedem grab promotions being paired across the boards.
     pub(crate) grabs: super::koedem::Grabs,
+    /// After the end: until when a board back from a lost link is still resyncing.
+    pub(crate) resync_until: ByBoard<u64>,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -92,6 +94,7 @@ impl Inferrer {
             fen_cache: ByBoard::default(),
             gap_stats: GapStats::default(),
             grabs: Default::default(),
+            resync_until: ByBoard::default(),
         }
     }
 
@@ -178,6 +181,9 @@ impl Inferrer {
     }
 
     pub(crate) fn handle(&mut self, t: u64, ev: &SensorEvent, out: &mut Vec<Inference>) {
+        if self.end_reported && self.after_end(t, ev, out) {
+            return;
+        }
         match *ev {
             SensorEvent::Snapshot { board, placement } => {
                 self.on_snapshot(t, board, placement, out)
@@ -213,7 +219,7 @@ impl Inferrer {
                 self.alert_pending(board, out);
             }
             self.gap_timer(t, board, out);
-            if self.clockless(board) {
+            if self.clockless(board) && !self.end_reported {
                 self.clockless_timer(t, board, out);
             }
         }
@@ -360,23 +366,7 @@ impl Inferrer {
         running: Option<Color>,
         out: &mut Vec<Inference>,
     ) {
-        for color in Color::ALL {
-            let r = readings[color];
-            let track = &mut self.tracks[board];
-            if r.is_finite() && r <= 0.0 && !track.flag_alerted[color] {
-                track.flag_alerted[color] = true;
-                out.push(Inference::Alert(Alert {
-                    t,
-                    board: Some(board),
-                    code: AlertCode::FlagFall,
-                    reason: None,
-                    number: None,
-                    side: Some(color),
-                    san: None,
-                    detail: format!("board {board}: {color}'s flag fell"),
-                }));
-            }
-        }
+        self.on_flags(t, board, readings, running, out);
         let track = &mut self.tracks[board];
         let previous = track.running;
         let seen = track.clock_seen;
@@ -760,24 +750,11 @@ impl Inferrer {
 
     fn on_operator(&mut self, t: u64, op: &OperatorAction, out: &mut Vec<Inference>) {
         match op {
-            OperatorAction::Result { result, reason } => {
-                let end = GameEnd {
-                    board: None,
-                    result: *result,
-                    reason: reason.unwrap_or(EndReason::Aborted),
-                    loser: None,
-                    t: Some(t),
-                };
-                self.game.record_end(end);
-                self.end_reported = true;
-                out.push(Inference::End {
-                    t,
-                    board: None,
-                    result: *result,
-                    reason: *reason,
-                    detail: "recorded by the operator".to_owned(),
-                });
-            }
+            OperatorAction::Result {
+                result,
+                reason,
+                correct,
+            } => self.operator_result(t, *result, *reason, *correct, out),
             OperatorAction::Promotion {
                 board,
                 number,
@@ -796,7 +773,7 @@ impl Inferrer {
 
     /// Both boards in the start position after an end (or after a long idle, clocks
     /// stopped): a new game, not a giant illegal move.
-    fn check_new_game(&mut self, t: u64, out: &mut Vec<Inference>) {
+    pub(crate) fn check_new_game(&mut self, t: u64, out: &mut Vec<Inference>) {
         if self.record.is_empty() {
             return;
         }
@@ -808,7 +785,7 @@ impl Inferrer {
         let idle = BoardId::ALL
             .into_iter()
             .all(|b| t.saturating_sub(self.tracks[b].last_press_t) >= self.config.new_game_idle_ms);
-        if self.game.end().is_none() && !stopped && !idle {
+        if !self.end_reported && self.game.end().is_none() && !stopped && !idle {
             return;
         }
         let game = BughouseGame::new(self.config.ruleset);

@@ -125,6 +125,10 @@ pub enum OperatorAction {
         result: MatchResult,
         /// Why, when the reason is one of the published codes.
         reason: Option<EndReason>,
+        /// The game has ended and this result corrects the one recorded: without it a
+        /// result for an ended game is refused, so a second click cannot silently replace
+        /// the first result.
+        correct: bool,
     },
     /// A recorded move is replaced by another one (the arbiter corrects the record).
     Replace {

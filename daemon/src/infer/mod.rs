@@ -49,6 +49,9 @@
 //! - `drops`: the cross-board drop race and premature drops;
 //! - `promotion`: promotions not shown, corrections, operator replacements;
 //! - `clockless`: boards without a clock, followed square by square at bughouse speed;
+//! - `flag`: the end of a game by the clock, and following the boards after an end;
+//! - `operator`: the arbiter's actions checked before they are journaled, results and
+//!   their corrections;
 //! - `settle`: a resync without a gap;
 //! - [`gap`]: link gaps: the search for the plies a silent board played, their times
 //!   from the clocks, drops of the other board pending on the gap, the arbiter's fill.
@@ -65,8 +68,10 @@ mod clock_side;
 mod clockless;
 mod drops;
 mod engine;
+mod flag;
 mod koedem;
 mod matcher;
+mod operator;
 mod promotion;
 mod settle;
 
@@ -74,4 +79,5 @@ pub use config::InferConfig;
 pub use engine::Inferrer;
 pub use event::{ClockSideName, OperatorAction, SensorEvent};
 pub use gap::GapStats;
+pub use operator::{ActionRefused, operator_reasons};
 pub use output::{Alert, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry};

@@ -226,6 +226,17 @@ pub enum Inference {
         /// A sentence for people.
         detail: String,
     },
+    /// The arbiter corrected the result of a game that had ended.
+    ResultCorrection {
+        /// When (trace ms).
+        t: u64,
+        /// The corrected result.
+        result: MatchResult,
+        /// Why, if known.
+        reason: Option<EndReason>,
+        /// A sentence for people.
+        detail: String,
+    },
     /// Both boards were reset after an end: a fresh game starts.
     NewGame {
         /// When (trace ms).
@@ -241,7 +252,9 @@ impl Inference {
             Inference::Move { entry, .. } => entry.t,
             Inference::Alert(a) => a.t,
             Inference::Correction(c) => c.t,
-            Inference::End { t, .. } | Inference::NewGame { t } => *t,
+            Inference::End { t, .. }
+            | Inference::ResultCorrection { t, .. }
+            | Inference::NewGame { t } => *t,
         }
     }
 }

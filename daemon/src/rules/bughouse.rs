@@ -495,6 +495,12 @@ impl BughouseGame {
         self.conclude(end)
     }
 
+    /// Replaces the end by an arbiter's correction (the end recorded was wrong): unlike
+    /// [`BughouseGame::record_end`], the first end does not stand.
+    pub fn correct_end(&mut self, end: GameEnd) {
+        self.end = Some(end);
+    }
+
     /// A flag fell on `board` for `color` at `t`. If the other flag on that board had
     /// already fallen, that game is drawn instead.
     pub fn flag(

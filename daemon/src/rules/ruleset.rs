@@ -150,6 +150,13 @@ pub struct Ruleset {
     pub promotion_by_grab: bool,
     /// Whether any draw exists (by agreement, repetition, both flags). Koedem: none.
     pub draws: bool,
+    /// A fallen flag ends the game only when a player (or his partner) claims it: USCF 2006
+    /// §15.a.3 ("provided he/she points it out") and WBN 7.8 ("a flag is considered to have
+    /// fallen when either player or his partner has made a valid claim"). The daemon then
+    /// alerts the arbiter, who confirms the claim; under the other rulesets the clock's flag
+    /// ends the game by itself (FIDE blitz: the arbiter observes it; tournament §12: the
+    /// referee neutralizes at once; Koedem: "that team loses the game instantly").
+    pub flag_needs_claim: bool,
 }
 
 impl Ruleset {
@@ -165,6 +172,7 @@ impl Ruleset {
             kings_capturable: false,
             promotion_by_grab: false,
             draws: true,
+            flag_needs_claim: false,
         };
         match name {
             RulesetName::Fide => base,
@@ -175,12 +183,14 @@ impl Ruleset {
             },
             RulesetName::Uscf2006 => Ruleset {
                 repetition_count: None,
+                flag_needs_claim: true,
                 ..base
             },
             RulesetName::Wbn => Ruleset {
                 castle_with_dropped_rook: false,
                 promotion_pieces: RoleSet::QUEEN_KNIGHT,
                 repetition_count: Some(3),
+                flag_needs_claim: true,
                 ..base
             },
             RulesetName::Koedem => Ruleset {
@@ -218,6 +228,9 @@ mod tests {
         assert_eq!(RulesetName::Uscf2006.ruleset().repetition_count, None);
         let koedem = RulesetName::Koedem.ruleset();
         assert!(koedem.kings_capturable && koedem.promotion_by_grab && !koedem.draws);
+        assert!(wbn.flag_needs_claim && RulesetName::Uscf2006.ruleset().flag_needs_claim);
+        assert!(!fide.flag_needs_claim && !koedem.flag_needs_claim);
+        assert!(!RulesetName::Tournament.ruleset().flag_needs_claim);
     }
 
     #[test]

@@ -167,7 +167,13 @@ impl ClockTracker {
     /// A reading: a `clock_side` event when the labelling is stated or changes, then the
     /// `clock` event, when there is something new to say.
     pub(crate) fn observe(&mut self, t: &ClockTimes, out: &mut Vec<TraceEvent>) {
-        let (left, right) = (t.left.total_seconds(), t.right.total_seconds());
+        // A side whose flag bit is set has no time left, whatever its display shows (a
+        // clock in a move-count period keeps counting after the flag): the inference ends
+        // the game on a reading at zero.
+        let shown = |s: &SideTime| {
+            if s.flag_fallen { 0 } else { s.total_seconds() }
+        };
+        let (left, right) = (shown(&t.left), shown(&t.right));
         let running = self.judge.decide(self.board, t);
         if let Some(d) = self.side.reading(running, t.lever_side()) {
             out.push(TraceEvent::ClockSide {
@@ -344,6 +350,26 @@ mod tests {
             c.clock(&reading(186 + 7200, 180, Some(ClockSide::Left)))
                 .is_none(),
             "big rise dropped even on press"
+        );
+    }
+
+    #[test]
+    fn a_side_whose_flag_bit_is_set_reads_zero() {
+        let mut c = ClockTracker::new(BoardId::A, Some(ClockSide::Left));
+        let flagged = SideTime {
+            flag_fallen: true,
+            ..SideTime::from_seconds(12)
+        };
+        let t =
+            ClockTimes::with_running(flagged, SideTime::from_seconds(90), Some(ClockSide::Left));
+        assert_eq!(
+            c.clock(&t),
+            Some(TraceEvent::Clock {
+                board: BoardId::A,
+                white: 0.0,
+                black: 90.0,
+                running: Some(Side::White)
+            })
         );
     }
 }
