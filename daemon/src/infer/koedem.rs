@@ -34,7 +34,9 @@
 //! With the "announce piece" rule (`promotion_by_grab` off) none of this runs.
 
 use crate::rules::notation::San;
-use crate::rules::{BoardId, Color, IllegalReason, Legality, Piece, Rank, Role, Square, attacks};
+use crate::rules::{
+    BoardId, Color, IllegalReason, Legality, Move, Piece, Rank, Role, Square, attacks,
+};
 
 use super::engine::Inferrer;
 use super::output::{Alert, AlertCode, Correction, CorrectionKind, Inference, RecordEntry};
@@ -342,6 +344,9 @@ impl Inferrer {
                 true
             }
             None => {
+                if self.grab_from_drop_read_as_move(grab, t, out) {
+                    return true;
+                }
                 self.grabs.pending.push(grab);
                 // The other board is silent: the grab may be made there unseen.
                 if self.in_gap(board.other()) {
@@ -435,6 +440,9 @@ impl Inferrer {
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
+            if self.grab_from_drop_read_as_move(p, p.deadline, out) {
+                continue;
+            }
             if self.in_gap(p.board.other()) {
                 // The other board is silent (its link down, or back but not bridged): the
                 // grab may well have been made there. The promotion waits for its gap, a
@@ -468,6 +476,92 @@ impl Inferrer {
                 ),
             }));
         }
+    }
+
+    /// A promotion finds no lift of its piece on the other board: the grabbed piece may
+    /// have been taken in the same moments as its owner dropped a piece of the same kind
+    /// from his hand, and the owner's drop was read as a move of the grabbed piece (its
+    /// square emptied, the same kind appearing where it could go). The latest such move
+    /// of the owner within the grab window whose reading as a drop (the piece in hand)
+    /// plus the grab from its origin replays the whole record legally is corrected into
+    /// the drop, and the grab paired with the origin. Returns whether it was.
+    fn grab_from_drop_read_as_move(
+        &mut self,
+        grab: PendingGrab,
+        t: u64,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let other = grab.board.other();
+        let window = self.config.grab_window_ms;
+        let Some(promo) = self.entry_index(grab.board, grab.number, grab.side) else {
+            return false;
+        };
+        let pressed = self.record[promo].t;
+        let since = grab.put.min(pressed).saturating_sub(window);
+        let found = (0..self.record.len()).rev().find_map(|i| {
+            let e = &self.record[i];
+            if e.board != other || e.side != grab.piece.color || e.t < since {
+                return None;
+            }
+            let Move::Normal {
+                role,
+                from,
+                to,
+                capture: None,
+                promotion: None,
+            } = e.mv
+            else {
+                return None;
+            };
+            if role != grab.piece.role || !e.legality.is_legal() {
+                return None;
+            }
+            let drop = Move::Drop {
+                piece: grab.piece,
+                to,
+            };
+            self.replays_with(i, drop, promo, from).then_some((i, drop, from))
+        });
+        let Some((i, drop, from)) = found else {
+            return false;
+        };
+        self.replace_entry(t, i, drop, CorrectionKind::Replace, out);
+        self.correct_grab(t, grab, Some(from), out);
+        true
+    }
+
+    /// Whether the record replays with entry `i` played as `mv` and the promotion at
+    /// `promo` grabbing from `grab`: those two legal, and every move recorded as legal
+    /// still legal.
+    fn replays_with(&self, i: usize, mv: Move, promo: usize, grab: Square) -> bool {
+        let mut game = self.start.clone();
+        for (k, e) in self.record.iter().enumerate() {
+            let m = if k == i {
+                game.board(e.board).normalize(&mv)
+            } else {
+                e.mv
+            };
+            let legality = game.classify(e.board, &m);
+            if (k == i || k == promo || e.legality.is_legal()) && !legality.is_legal() {
+                return false;
+            }
+            let sq = if k == promo {
+                Some(grab)
+            } else {
+                grab_of(&e.san)
+            };
+            match sq {
+                Some(sq) if m.promotion().is_some() => {
+                    if game.play_grab_promotion(e.board, &m, sq, e.t).is_err() {
+                        return false;
+                    }
+                }
+                _ => {
+                    game.play(e.board, &m, e.t);
+                }
+            }
+        }
+        true
     }
 
     /// `board` is back from a link gap that no sequence of plies explains: a promotion
