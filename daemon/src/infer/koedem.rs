@@ -313,7 +313,9 @@ impl Inferrer {
         };
         let before = entry.san.clone();
         let (board, side, now) = (entry.board, entry.side, entry.t);
+        let mv = entry.mv;
         self.confirm_grabs(board, side);
+        self.own_move_was_a_drop(index, board, side, mv, out);
         // Any move may settle which lift a waiting grab was.
         self.retry_pending_grabs(now, out);
         let Some(entry) = self.record.get(index) else {
@@ -344,7 +346,11 @@ impl Inferrer {
                 true
             }
             None => {
-                if self.grab_from_drop_read_as_move(grab, t, out) {
+                // The grabbed piece is the one put on the promotion square: when it shows
+                // there, its lift is already behind us, and a move of its kind read on the
+                // other board may have been that lift and a drop.
+                let shown = !self.record[index].flags.promotion_not_shown;
+                if shown && self.grab_from_drop_read_as_move(grab, None, t, out) {
                     return true;
                 }
                 self.grabs.pending.push(grab);
@@ -440,7 +446,7 @@ impl Inferrer {
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
-            if self.grab_from_drop_read_as_move(p, p.deadline, out) {
+            if self.grab_from_drop_read_as_move(p, None, p.deadline, out) {
                 continue;
             }
             if self.in_gap(p.board.other()) {
@@ -488,6 +494,7 @@ impl Inferrer {
     fn grab_from_drop_read_as_move(
         &mut self,
         grab: PendingGrab,
+        only: Option<usize>,
         t: u64,
         out: &mut Vec<Inference>,
     ) -> bool {
@@ -500,7 +507,11 @@ impl Inferrer {
         let since = grab.put.min(pressed).saturating_sub(window);
         let found = (0..self.record.len()).rev().find_map(|i| {
             let e = &self.record[i];
-            if e.board != other || e.side != grab.piece.color || e.t < since {
+            if only.is_some_and(|o| o != i)
+                || e.board != other
+                || e.side != grab.piece.color
+                || e.t < since
+            {
                 return None;
             }
             let Move::Normal {
@@ -528,6 +539,56 @@ impl Inferrer {
         self.replace_entry(t, i, drop, CorrectionKind::Replace, out);
         self.correct_grab(t, grab, Some(from), out);
         true
+    }
+
+    /// The move just recorded at `index` moved a piece of a kind a promotion of the other
+    /// board waits for, from a square lifted before that promotion's piece was put down:
+    /// the grabbed piece is the one put on the promotion square, so that lift may well
+    /// have been the grab, and the piece that appeared a drop from its owner's hand. When
+    /// that reading replays, it is taken at once (a correction): the drops of the pawn
+    /// the grab hands over are not alerted as premature meanwhile.
+    fn own_move_was_a_drop(
+        &mut self,
+        index: usize,
+        board: BoardId,
+        side: Color,
+        mv: Move,
+        out: &mut Vec<Inference>,
+    ) {
+        let Move::Normal {
+            role,
+            from,
+            capture: None,
+            promotion: None,
+            ..
+        } = mv
+        else {
+            return;
+        };
+        let piece = role.of(side);
+        let lifted = |put: u64| {
+            self.grabs
+                .candidates
+                .iter()
+                .any(|c| c.board == board && c.sq == from && c.piece == piece && c.t <= put)
+        };
+        let Some(grab) = self
+            .grabs
+            .pending
+            .iter()
+            .find(|p| p.board == board.other() && p.piece == piece && lifted(p.put))
+            .copied()
+        else {
+            return;
+        };
+        let shown = self
+            .entry_index(grab.board, grab.number, grab.side)
+            .is_some_and(|i| !self.record[i].flags.promotion_not_shown);
+        let t = self.record[index].t;
+        if shown && self.grab_from_drop_read_as_move(grab, Some(index), t, out) {
+            self.grabs.pending.retain(|p| *p != grab);
+            self.grabs.candidates.retain(|c| !(c.board == board && c.sq == from));
+        }
     }
 
     /// Whether the record replays with entry `i` played as `mv` and the promotion at
