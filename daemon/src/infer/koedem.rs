@@ -258,7 +258,11 @@ impl Inferrer {
                 let other_origin = Iterator::any(&mut lifted.into_iter(), |from: Square| {
                     from != g.sq && attacks(p.role, p.color, from, occupied).contains(sq)
                 });
+                // The same piece put back where the committed position has it (lifted
+                // and put back, a j'adoube) is that piece, not the grabbed one.
+                let put_back = sq != g.sq && committed.piece_at(sq) == Some(p);
                 (sq == g.sq || reach.contains(sq))
+                    && !put_back
                     && !other_origin
                     && !(pockets[p.color].has(p.role)
                         && committed.piece_at(sq).is_none()
