@@ -680,8 +680,7 @@ fn a_grab_from_a_board_whose_link_is_down_is_paired_when_it_comes_back() {
 
 /// White on A promotes grabbing a rook of board B, where White holds a rook in hand and
 /// his a1 rook is boxed in by the a2 pawn.
-const GRAB_ROOK_IN_HAND: &str =
-    "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K3/R w - -";
+const GRAB_ROOK_IN_HAND: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K3/R w - -";
 
 /// The same with the a-file open: the a1 rook could reach a5 itself.
 const GRAB_ROOK_IN_HAND_OPEN: &str =
@@ -703,8 +702,7 @@ fn a_drop_of_the_grabbed_kind_beside_the_grab_is_a_drop_not_an_illegal_move() {
 /// finds no rook lifted on B but for that one: the move is corrected into the drop from
 /// hand and the grab paired with a1, and nothing is alerted.
 #[test]
-fn a_legal_move_of_the_grabbed_kind_is_corrected_into_a_drop_when_the_promotion_needs_its_lift()
-{
+fn a_legal_move_of_the_grabbed_kind_is_corrected_into_a_drop_when_the_promotion_needs_its_lift() {
     let mut t = koedem_table(GRAB_ROOK_IN_HAND_OPEN);
     t.lift(B, "a1").put(B, "a5", 'R').press(B);
     assert_eq!(t.sans(), ["B:Ra5"]);

@@ -162,7 +162,10 @@ fn compare_board(
         if !offered {
             return Err(format!(
                 "board {board} ply {i}: ambiguous gap recorded {:?}; the game's {plies:?} is not among the alternatives {alternatives:?}",
-                got[start..end].iter().map(|e| e.san.as_str()).collect::<Vec<_>>()
+                got[start..end]
+                    .iter()
+                    .map(|e| e.san.as_str())
+                    .collect::<Vec<_>>()
             ));
         }
         exact = false;
@@ -306,8 +309,12 @@ fn every_outside_trace_has_a_test() {
     let source = include_str!("outside_traces.rs");
     for kind in ["outage", "koedem"] {
         let dir = shared().join(kind);
-        let entries = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: the shared outside traces are missing: {e}", dir.display()));
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
+            panic!(
+                "{}: the shared outside traces are missing: {e}",
+                dir.display()
+            )
+        });
         let mut count = 0;
         for entry in entries.flatten() {
             let file = entry.file_name().to_string_lossy().into_owned();

@@ -80,12 +80,26 @@ pub(crate) struct Provisional {
     t: u64,
 }
 
+/// A move of the owner re-read as a drop from hand beside a grab, before the grab's
+/// window closed: a later lift of the kind undoes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reread {
+    /// The promotion paired with the move's origin.
+    grab: PendingGrab,
+    /// The re-read entry, by identity, and the move first read.
+    board: BoardId,
+    number: u32,
+    side: Color,
+    mv: Move,
+}
+
 /// The grab bookkeeping of a match.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grabs {
     candidates: Vec<Candidate>,
     pending: Vec<PendingGrab>,
     provisional: Vec<Provisional>,
+    reread: Vec<Reread>,
 }
 
 /// How many candidates are kept (the oldest go first).
@@ -192,6 +206,9 @@ impl Inferrer {
             return;
         }
         let promoting = board.other();
+        if self.undo_reread(t, board, sq, standing, out) {
+            return;
+        }
         // A promotion already committed waits for this piece.
         if let Some(i) = self
             .grabs
@@ -354,7 +371,7 @@ impl Inferrer {
                 // there, its lift is already behind us, and a move of its kind read on the
                 // other board may have been that lift and a drop.
                 let shown = !self.record[index].flags.promotion_not_shown;
-                if shown && self.grab_from_drop_read_as_move(grab, None, t, out) {
+                if shown && self.grab_from_drop_read_as_move(grab, None, true, t, out) {
                     return true;
                 }
                 self.grabs.pending.push(grab);
@@ -426,6 +443,7 @@ impl Inferrer {
         self.grabs
             .provisional
             .retain(|g| g.t.saturating_add(window) >= t);
+        self.grabs.reread.retain(|r| r.grab.deadline >= t);
         if self.grabs.pending.is_empty() {
             return;
         }
@@ -450,7 +468,7 @@ impl Inferrer {
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
                 continue;
             }
-            if self.grab_from_drop_read_as_move(p, None, p.deadline, out) {
+            if self.grab_from_drop_read_as_move(p, None, false, p.deadline, out) {
                 continue;
             }
             if self.in_gap(p.board.other()) {
@@ -499,6 +517,7 @@ impl Inferrer {
         &mut self,
         grab: PendingGrab,
         only: Option<usize>,
+        provisional: bool,
         t: u64,
         out: &mut Vec<Inference>,
     ) -> bool {
@@ -535,13 +554,61 @@ impl Inferrer {
                 piece: grab.piece,
                 to,
             };
-            self.replays_with(i, drop, promo, from).then_some((i, drop, from))
+            self.replays_with(i, drop, promo, from)
+                .then_some((i, drop, from))
         });
         let Some((i, drop, from)) = found else {
             return false;
         };
+        let e = &self.record[i];
+        if provisional {
+            self.grabs.reread.push(Reread {
+                grab,
+                board: e.board,
+                number: e.number,
+                side: e.side,
+                mv: e.mv,
+            });
+        }
         self.replace_entry(t, i, drop, CorrectionKind::Replace, out);
         self.correct_grab(t, grab, Some(from), out);
+        true
+    }
+
+    /// A piece of a re-read drop's kind is lifted on its board while the promotion's
+    /// window is open: that lift is the grab, and the move read first was a move after
+    /// all. Both corrections are undone and the grab waits for this lift's pairing.
+    fn undo_reread(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        sq: Square,
+        piece: Piece,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let another_promotion = self.may_promote(board.other(), piece.color);
+        let Some(k) = self
+            .grabs
+            .reread
+            .iter()
+            // The piece on the re-read move's square stands there in both readings: its
+            // lift tells only when no other promotion may be grabbing it.
+            .position(|r| {
+                r.board == board
+                    && r.grab.piece == piece
+                    && t <= r.grab.deadline
+                    && (sq != r.mv.to() || !another_promotion)
+            })
+        else {
+            return false;
+        };
+        let r = self.grabs.reread.remove(k);
+        let Some(i) = self.entry_index(r.board, r.number, r.side) else {
+            return false;
+        };
+        self.replace_entry(t, i, r.mv, CorrectionKind::Replace, out);
+        self.correct_grab(t, r.grab, None, out);
+        self.pair(t, t, r.grab, sq, out);
         true
     }
 
@@ -589,9 +656,11 @@ impl Inferrer {
             .entry_index(grab.board, grab.number, grab.side)
             .is_some_and(|i| !self.record[i].flags.promotion_not_shown);
         let t = self.record[index].t;
-        if shown && self.grab_from_drop_read_as_move(grab, Some(index), t, out) {
+        if shown && self.grab_from_drop_read_as_move(grab, Some(index), true, t, out) {
             self.grabs.pending.retain(|p| *p != grab);
-            self.grabs.candidates.retain(|c| !(c.board == board && c.sq == from));
+            self.grabs
+                .candidates
+                .retain(|c| !(c.board == board && c.sq == from));
         }
     }
 
