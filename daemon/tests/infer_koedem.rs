@@ -677,3 +677,68 @@ fn a_grab_from_a_board_whose_link_is_down_is_paired_when_it_comes_back() {
     let game = random_game(169, 120, rules);
     assert!(matches!(round_trip(&game, Profile::Faults, 2169), Ok(true)));
 }
+
+/// White on A promotes grabbing a rook of board B, where White holds a rook in hand and
+/// his a1 rook is boxed in by the a2 pawn.
+const GRAB_ROOK_IN_HAND: &str = "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R3K3/R w - -";
+
+/// The same with the a-file open: the a1 rook could reach a5 itself.
+const GRAB_ROOK_IN_HAND_OPEN: &str =
+    "8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/1ppp4/8/8/8/8/1PPP4/R3K3/R w - -";
+
+/// The rook on a1 is grabbed while its owner drops the rook from his hand on a5 and
+/// presses before the promotion: the drop is a drop (the grab explains the empty a1),
+/// not a rook move through the a2 pawn.
+#[test]
+fn a_drop_of_the_grabbed_kind_beside_the_grab_is_a_drop_not_an_illegal_move() {
+    let mut t = koedem_table(GRAB_ROOK_IN_HAND);
+    t.lift(B, "a1").put(B, "a5", 'R').press(B);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    assert_eq!(t.sans(), ["B:R@a5", "A:b8=Ra1"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+}
+
+/// As above with the a-file open: Ra5 is first read (a legal move), then the promotion
+/// finds no rook lifted on B but for that one: the move is corrected into the drop from
+/// hand and the grab paired with a1, and nothing is alerted.
+#[test]
+fn a_legal_move_of_the_grabbed_kind_is_corrected_into_a_drop_when_the_promotion_needs_its_lift() {
+    let mut t = koedem_table(GRAB_ROOK_IN_HAND_OPEN);
+    t.lift(B, "a1").put(B, "a5", 'R').press(B);
+    assert_eq!(t.sans(), ["B:Ra5"]);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    assert_eq!(t.sans(), ["B:R@a5", "A:b8=Ra1"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+    assert!(t.out.iter().any(|i| matches!(i,
+        Inference::Correction(c) if c.old_san == "Ra5" && c.new_san == "R@a5")));
+    let b = t.inf.game().board(B);
+    assert_eq!(b.board().piece_at(sq("a1")), None);
+    assert_eq!(b.board().piece_at(sq("a5")), Some(piece('R')));
+}
+
+/// The promotion is pressed first; the owner's Ra5 (his hand's rook, the a1 rook
+/// grabbed before the promoted rook was put down) comes after: read as the drop at once,
+/// so the pawn the grab hands over can be dropped without a premature-drop alert.
+#[test]
+fn the_owners_move_from_a_square_lifted_before_the_promoted_piece_was_put_is_the_grab() {
+    let mut t = koedem_table(GRAB_ROOK_IN_HAND_OPEN);
+    t.lift(B, "a1").put(B, "a5", 'R');
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.press(B);
+    assert_eq!(t.sans(), ["A:b8=Ra1", "B:R@a5"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+}
+
+/// A rook grabbed from a1; its owner then lifts his f1 rook and puts it back (a
+/// j'adoube on a square the grabbed rook could have reached) before moving a pawn: the
+/// grab keeps its square.
+#[test]
+fn a_piece_of_the_grabbed_kind_lifted_and_put_back_keeps_the_grab() {
+    let mut t = koedem_table("8/1P5k/8/8/8/8/8/4K3 w - - | 4k3/pppp4/8/8/8/8/PPPP4/R4R1K w - -");
+    t.lift(B, "a1").wait(300);
+    t.lift(A, "b7").put(A, "b8", 'R').press(A);
+    t.lift(B, "f1").wait(400).put(B, "f1", 'R');
+    t.lift(B, "a2").put(B, "a3", 'P').press(B);
+    assert_eq!(t.sans(), ["A:b8=Ra1", "B:a3"]);
+    assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
+}

@@ -116,6 +116,30 @@ fn only_the_original_king_castles() {
     );
 }
 
+/// docs/perft-koedem.md: only the original king castles. A second king, dropped, walks
+/// about while the original stays home: the rights stay (`4k3/8/8/8/8/8/8/4K2R/K w K -`:
+/// K@d4 Kd8 Kc4 Ke8, then O-O is legal); the original king's own move takes them.
+#[test]
+fn a_dropped_second_kings_moves_leave_the_original_kings_castling_rights() {
+    let mut p = parse_board_fen("4k3/8/8/8/8/8/8/4K2R w K - 0 1", koedem())
+        .expect("fen")
+        .position;
+    p.pockets_mut()[Color::White].add(Role::King);
+    for san in ["K@d4", "Kd8", "Kc4", "Ke8"] {
+        let m = san.parse::<San>().expect("san").to_move(&p).expect(san);
+        assert!(p.classify(&m).is_legal(), "{san}");
+        p.play(&m);
+    }
+    assert!(p.castling_rights().contains(sq("h1")));
+    let castle = "O-O".parse::<San>().expect("san").to_move(&p).expect("O-O");
+    assert_eq!(p.classify(&castle), Legality::Legal);
+    // The original king's own move loses them.
+    let mut q = p.clone();
+    let step = "Kf1".parse::<San>().expect("san").to_move(&q).expect("Kf1");
+    q.play(&step);
+    assert!(q.castling_rights().is_empty());
+}
+
 #[test]
 fn grab_san_reads_and_writes_with_the_grabbed_square() {
     for text in ["b8=Ra1", "dxe8=Qd1+", "a1=Nh8"] {

@@ -34,7 +34,9 @@
 //! With the "announce piece" rule (`promotion_by_grab` off) none of this runs.
 
 use crate::rules::notation::San;
-use crate::rules::{BoardId, Color, IllegalReason, Legality, Piece, Rank, Role, Square, attacks};
+use crate::rules::{
+    BoardId, Color, IllegalReason, Legality, Move, Piece, Rank, Role, Square, attacks,
+};
 
 use super::engine::Inferrer;
 use super::output::{Alert, AlertCode, Correction, CorrectionKind, Inference, RecordEntry};
@@ -78,12 +80,26 @@ pub(crate) struct Provisional {
     t: u64,
 }
 
+/// A move of the owner re-read as a drop from hand beside a grab, before the grab's
+/// window closed: a later lift of the kind undoes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reread {
+    /// The promotion paired with the move's origin.
+    grab: PendingGrab,
+    /// The re-read entry, by identity, and the move first read.
+    board: BoardId,
+    number: u32,
+    side: Color,
+    mv: Move,
+}
+
 /// The grab bookkeeping of a match.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Grabs {
     candidates: Vec<Candidate>,
     pending: Vec<PendingGrab>,
     provisional: Vec<Provisional>,
+    reread: Vec<Reread>,
 }
 
 /// How many candidates are kept (the oldest go first).
@@ -190,6 +206,9 @@ impl Inferrer {
             return;
         }
         let promoting = board.other();
+        if self.undo_reread(t, board, sq, standing, out) {
+            return;
+        }
         // A promotion already committed waits for this piece.
         if let Some(i) = self
             .grabs
@@ -256,7 +275,11 @@ impl Inferrer {
                 let other_origin = Iterator::any(&mut lifted.into_iter(), |from: Square| {
                     from != g.sq && attacks(p.role, p.color, from, occupied).contains(sq)
                 });
+                // The same piece put back where the committed position has it (lifted
+                // and put back, a j'adoube) is that piece, not the grabbed one.
+                let put_back = sq != g.sq && committed.piece_at(sq) == Some(p);
                 (sq == g.sq || reach.contains(sq))
+                    && !put_back
                     && !other_origin
                     && !(pockets[p.color].has(p.role)
                         && committed.piece_at(sq).is_none()
@@ -311,7 +334,9 @@ impl Inferrer {
         };
         let before = entry.san.clone();
         let (board, side, now) = (entry.board, entry.side, entry.t);
+        let mv = entry.mv;
         self.confirm_grabs(board, side);
+        self.own_move_was_a_drop(index, board, side, mv, out);
         // Any move may settle which lift a waiting grab was.
         self.retry_pending_grabs(now, out);
         let Some(entry) = self.record.get(index) else {
@@ -342,6 +367,13 @@ impl Inferrer {
                 true
             }
             None => {
+                // The grabbed piece is the one put on the promotion square: when it shows
+                // there, its lift is already behind us, and a move of its kind read on the
+                // other board may have been that lift and a drop.
+                let shown = !self.record[index].flags.promotion_not_shown;
+                if shown && self.grab_from_drop_read_as_move(grab, None, true, t, out) {
+                    return true;
+                }
                 self.grabs.pending.push(grab);
                 // The other board is silent: the grab may be made there unseen.
                 if self.in_gap(board.other()) {
@@ -411,6 +443,7 @@ impl Inferrer {
         self.grabs
             .provisional
             .retain(|g| g.t.saturating_add(window) >= t);
+        self.grabs.reread.retain(|r| r.grab.deadline >= t);
         if self.grabs.pending.is_empty() {
             return;
         }
@@ -433,6 +466,9 @@ impl Inferrer {
             if let Some(c) = self.take_candidate(p.board.other(), p.piece, span, window, true) {
                 // The window is closed: this pairing is final.
                 self.pair_quietly_corrected(p.deadline, p, c.sq, out);
+                continue;
+            }
+            if self.grab_from_drop_read_as_move(p, None, false, p.deadline, out) {
                 continue;
             }
             if self.in_gap(p.board.other()) {
@@ -468,6 +504,198 @@ impl Inferrer {
                 ),
             }));
         }
+    }
+
+    /// A promotion finds no lift of its piece on the other board: the grabbed piece may
+    /// have been taken in the same moments as its owner dropped a piece of the same kind
+    /// from his hand, and the owner's drop was read as a move of the grabbed piece (its
+    /// square emptied, the same kind appearing where it could go). The latest such move
+    /// of the owner within the grab window whose reading as a drop (the piece in hand)
+    /// plus the grab from its origin replays the whole record legally is corrected into
+    /// the drop, and the grab paired with the origin. Returns whether it was.
+    fn grab_from_drop_read_as_move(
+        &mut self,
+        grab: PendingGrab,
+        only: Option<usize>,
+        provisional: bool,
+        t: u64,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let other = grab.board.other();
+        let window = self.config.grab_window_ms;
+        let Some(promo) = self.entry_index(grab.board, grab.number, grab.side) else {
+            return false;
+        };
+        let pressed = self.record[promo].t;
+        let since = grab.put.min(pressed).saturating_sub(window);
+        let found = (0..self.record.len()).rev().find_map(|i| {
+            let e = &self.record[i];
+            if only.is_some_and(|o| o != i)
+                || e.board != other
+                || e.side != grab.piece.color
+                || e.t < since
+            {
+                return None;
+            }
+            let Move::Normal {
+                role,
+                from,
+                to,
+                capture: None,
+                promotion: None,
+            } = e.mv
+            else {
+                return None;
+            };
+            if role != grab.piece.role || !e.legality.is_legal() {
+                return None;
+            }
+            let drop = Move::Drop {
+                piece: grab.piece,
+                to,
+            };
+            self.replays_with(i, drop, promo, from)
+                .then_some((i, drop, from))
+        });
+        let Some((i, drop, from)) = found else {
+            return false;
+        };
+        let e = &self.record[i];
+        if provisional {
+            self.grabs.reread.push(Reread {
+                grab,
+                board: e.board,
+                number: e.number,
+                side: e.side,
+                mv: e.mv,
+            });
+        }
+        self.replace_entry(t, i, drop, CorrectionKind::Replace, out);
+        self.correct_grab(t, grab, Some(from), out);
+        true
+    }
+
+    /// A piece of a re-read drop's kind is lifted on its board while the promotion's
+    /// window is open: that lift is the grab, and the move read first was a move after
+    /// all. Both corrections are undone and the grab waits for this lift's pairing.
+    fn undo_reread(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        sq: Square,
+        piece: Piece,
+        out: &mut Vec<Inference>,
+    ) -> bool {
+        let another_promotion = self.may_promote(board.other(), piece.color);
+        let Some(k) = self
+            .grabs
+            .reread
+            .iter()
+            // The piece on the re-read move's square stands there in both readings: its
+            // lift tells only when no other promotion may be grabbing it.
+            .position(|r| {
+                r.board == board
+                    && r.grab.piece == piece
+                    && t <= r.grab.deadline
+                    && (sq != r.mv.to() || !another_promotion)
+            })
+        else {
+            return false;
+        };
+        let r = self.grabs.reread.remove(k);
+        let Some(i) = self.entry_index(r.board, r.number, r.side) else {
+            return false;
+        };
+        self.replace_entry(t, i, r.mv, CorrectionKind::Replace, out);
+        self.correct_grab(t, r.grab, None, out);
+        self.pair(t, t, r.grab, sq, out);
+        true
+    }
+
+    /// The move just recorded at `index` moved a piece of a kind a promotion of the other
+    /// board waits for, from a square lifted before that promotion's piece was put down:
+    /// the grabbed piece is the one put on the promotion square, so that lift may well
+    /// have been the grab, and the piece that appeared a drop from its owner's hand. When
+    /// that reading replays, it is taken at once (a correction): the drops of the pawn
+    /// the grab hands over are not alerted as premature meanwhile.
+    fn own_move_was_a_drop(
+        &mut self,
+        index: usize,
+        board: BoardId,
+        side: Color,
+        mv: Move,
+        out: &mut Vec<Inference>,
+    ) {
+        let Move::Normal {
+            role,
+            from,
+            capture: None,
+            promotion: None,
+            ..
+        } = mv
+        else {
+            return;
+        };
+        let piece = role.of(side);
+        let lifted = |put: u64| {
+            self.grabs
+                .candidates
+                .iter()
+                .any(|c| c.board == board && c.sq == from && c.piece == piece && c.t <= put)
+        };
+        let Some(grab) = self
+            .grabs
+            .pending
+            .iter()
+            .find(|p| p.board == board.other() && p.piece == piece && lifted(p.put))
+            .copied()
+        else {
+            return;
+        };
+        let shown = self
+            .entry_index(grab.board, grab.number, grab.side)
+            .is_some_and(|i| !self.record[i].flags.promotion_not_shown);
+        let t = self.record[index].t;
+        if shown && self.grab_from_drop_read_as_move(grab, Some(index), true, t, out) {
+            self.grabs.pending.retain(|p| *p != grab);
+            self.grabs
+                .candidates
+                .retain(|c| !(c.board == board && c.sq == from));
+        }
+    }
+
+    /// Whether the record replays with entry `i` played as `mv` and the promotion at
+    /// `promo` grabbing from `grab`: those two legal, and every move recorded as legal
+    /// still legal.
+    fn replays_with(&self, i: usize, mv: Move, promo: usize, grab: Square) -> bool {
+        let mut game = self.start.clone();
+        for (k, e) in self.record.iter().enumerate() {
+            let m = if k == i {
+                game.board(e.board).normalize(&mv)
+            } else {
+                e.mv
+            };
+            let legality = game.classify(e.board, &m);
+            if (k == i || k == promo || e.legality.is_legal()) && !legality.is_legal() {
+                return false;
+            }
+            let sq = if k == promo {
+                Some(grab)
+            } else {
+                grab_of(&e.san)
+            };
+            match sq {
+                Some(sq) if m.promotion().is_some() => {
+                    if game.play_grab_promotion(e.board, &m, sq, e.t).is_err() {
+                        return false;
+                    }
+                }
+                _ => {
+                    game.play(e.board, &m, e.t);
+                }
+            }
+        }
+        true
     }
 
     /// `board` is back from a link gap that no sequence of plies explains: a promotion

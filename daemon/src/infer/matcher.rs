@@ -143,7 +143,9 @@ pub(crate) fn explain_with(
                     acausal: usize::from(acausal(&e.mv, mover, lifts)),
                     unseen: usize::from(shown_at(phys, lifts, mover, e.mv.to()).is_none()),
                     passed: passed_through(&e.mv, mover, lifts),
-                    residual: e.residual.count(),
+                    // A piece known to be off the board (grabbed, hidden) leaves
+                    // nothing to explain.
+                    residual: (e.residual - missing_ok).count(),
                     out_of_turn: rank,
                     illegal: usize::from(!e.legality.is_legal()),
                     not_queen: usize::from(

@@ -969,7 +969,10 @@ impl Position {
                 {
                     self.ep_square = Square::new((from.index() as u8 + to.index() as u8) / 2);
                 }
-                if piece.role == Role::King {
+                // Only the original king castles (Koedem's second king, dropped, moves
+                // without touching the rights): the original stands on its home square
+                // while it keeps them.
+                if piece.role == Role::King && from == king_home(piece.color) {
                     self.castling = self.castling - home_rank(piece.color);
                     self.king_unmoved[piece.color] = false;
                 }
