@@ -689,6 +689,12 @@ impl Inferrer {
                     detail: format!("board {board}: {} after {}", end.reason.code(), entry.san),
                 });
             }
+            // A move the other board completed before the end, not final yet (a board
+            // without a clock), belongs to the game.
+            let other = board.other();
+            if self.clockless(other) && self.tracks[other].provisional.is_some_and(|p| p.t <= t) {
+                self.finalize(other, false, out);
+            }
         }
         self.check_discrepancy(board, t, residual, out);
         self.audit(t, Some(board), out);
