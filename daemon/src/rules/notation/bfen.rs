@@ -136,6 +136,9 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
         ),
     };
     let times = match (rest.get(times_at), rest.get(times_at + 1)) {
+        // FEN's move counters (`0 1`, as chess.com, pychess and bughouse.pro write), not
+        // clocks: a game cannot start with White's time at 0.
+        (Some(&(_, w)), Some(&(_, b))) if is_move_counters(w, b) => None,
         (Some(&(wo, w)), Some(&(bo, b))) => {
             let w: f64 = w.parse().map_err(|_| err(wo, "White's time in seconds"))?;
             let b: f64 = b.parse().map_err(|_| err(bo, "Black's time in seconds"))?;
@@ -152,6 +155,16 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
     }
     let position = Position::from_parts(board, pockets, promoted, turn, castling, ep_square, rules);
     Ok(BoardFen { position, times })
+}
+
+/// Whether the two fields after the en passant square are FEN's halfmove clock and move
+/// number rather than BFEN clocks: both whole numbers, the first 0, the second at least 1.
+fn is_move_counters(first: &str, second: &str) -> bool {
+    let whole = |f: &str| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit());
+    whole(first)
+        && whole(second)
+        && first.parse::<u64>() == Ok(0)
+        && second.parse::<u64>().is_ok_and(|n| n >= 1)
 }
 
 fn parse_castling(f: &str) -> Option<Bitboard> {

@@ -58,7 +58,7 @@ mod writer;
 
 pub use parser::{BpgnReader, parse_bpgn};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
-pub use result::{RECORDER, RECORDER_TAG, recorder_value};
+pub use result::{RECORDER, RECORDER_TAG, ResultRule, recorder_value};
 pub use writer::{canonical_tags, write_bpgn, write_bpgn_games};
 
 /// The most characters a game may have (tags, movetext, comments): a few hundred times
