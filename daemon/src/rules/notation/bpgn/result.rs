@@ -76,7 +76,7 @@ impl BpgnGame {
         tags || comments || self.fics_end_phrasing()
     }
 
-    /// An end comment in FICS's words: a player named, then `checkmated`, `resigns`,
+    /// An end comment in FICS's words: a player, then `checkmated`, `resigns`,
     /// `forfeits on time`, `forfeits by disconnection`, `ran out of time`...
     fn fics_end_phrasing(&self) -> bool {
         const PHRASES: [&str; 6] = [
@@ -87,14 +87,9 @@ impl BpgnGame {
             " ran out of time",
             " lost connection",
         ];
-        let Some(end) = self.end_comment.as_deref() else {
-            return false;
-        };
-        self.named_loser().is_some_and(|seat| {
-            let name = self.tag(&seat.tag()).map_or("", str::trim);
-            end.strip_prefix(name)
-                .is_some_and(|rest| PHRASES.iter().any(|p| rest.starts_with(p)))
-        })
+        self.end_comment
+            .as_deref()
+            .is_some_and(|end| PHRASES.iter().any(|p| end.contains(p)))
     }
 
     /// The player the end comment names as the winner: `X won by checkmate`, `X won on
