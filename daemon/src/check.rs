@@ -212,15 +212,16 @@ fn check_game(
 }
 
 /// When the written result and the moves could be read two ways (the `[Result]` tag and the
-/// terminator differ, or a decisive game's last move is on board B, where a FICS export
-/// would state board B's result), which rule gave the result.
+/// terminator differ, or a decisive game's last move is on board B with no player named in
+/// the end comment, where a FICS export states board B's result), which rule gave it.
 fn result_note(game: &BpgnGame) -> Option<String> {
     let rule = game.result_rule();
     let tag = game.tag("Result").and_then(MatchResult::from_str_opt);
-    let disagree = (game.result.is_some() && tag.is_some() && game.result != tag)
-        || (matches!(game.raw_result(), MatchResult::Won(_))
-            && game.moves.last().is_some_and(|m| m.token.board == BoardId::B));
-    (disagree && rule != ResultRule::AsWritten).then(|| {
+    let two_results = game.result.is_some() && tag.is_some() && game.result != tag;
+    let ended_on_b = matches!(game.raw_result(), MatchResult::Won(_))
+        && game.moves.last().is_some_and(|m| m.token.board == BoardId::B)
+        && matches!(rule, ResultRule::Standard | ResultRule::FicsBoard(_));
+    ((two_results || ended_on_b) && rule != ResultRule::AsWritten).then(|| {
         format!(
             "result {} read by rule: {rule} (written: [Result {:?}], terminator {})",
             game.team_result(),

@@ -55,6 +55,7 @@ mod parser;
 pub mod replay;
 mod result;
 mod writer;
+pub mod export;
 
 pub use parser::{BpgnReader, parse_bpgn};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
