@@ -236,11 +236,17 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
             .into_iter()
             .collect(),
         moves,
-        end_comment: Some(
-            end_comment
-                .filter(|c| !c.is_empty())
-                .unwrap_or_else(|| default_end(result)),
-        ),
+        // After a move without a clock, no end comment: readers take the first comment
+        // after a move for its clock (pychess.org's importer fails on any other).
+        end_comment: record
+            .moves
+            .last()
+            .is_none_or(|e| e.clock.is_some())
+            .then(|| {
+                end_comment
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or_else(|| default_end(result))
+            }),
         result: Some(result),
     }
 }

@@ -221,3 +221,12 @@ fn koedem_files_carry_bughouse_pro_s_promotion_tag() {
         assert!(text.contains(&format!("[Promotion \"{want}\"]")), "{text}");
     }
 }
+
+#[test]
+fn a_last_move_without_a_clock_has_no_end_comment() {
+    let moves = record(&[(A, "e4", Some(118.0)), (B, "d4", None)]);
+    assert_eq!(
+        movetext(&written(&moves)),
+        "{C:board B had no clock} 1A. e4 {118} 1B. d4 *"
+    );
+}

@@ -187,9 +187,9 @@ fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<()
     let date = game
         .tag("UTCDate")
         .or(game.tag("Date"))
+        .map(|d| d.replace('-', "."))
         .filter(|d| d.len() == 10 && d.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-        .unwrap_or("1970.01.01")
-        .to_owned();
+        .unwrap_or_else(|| "1970.01.01".to_owned());
     if game.tag("UTCDate") != Some(date.as_str()) {
         set_tag(game, "UTCDate", &date);
         changed.push(format!("[UTCDate \"{date}\"] added"));
