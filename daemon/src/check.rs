@@ -37,10 +37,10 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
 use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, ResultRule, replay::replay};
-use crate::rules::{BoardId, MatchResult, RulesetName};
 use crate::rules::notation::variant::{
     PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
 };
+use crate::rules::{BoardId, MatchResult, RulesetName};
 
 /// Checks the BPGN files at `paths` under `ruleset` and writes the report (see the module
 /// docs); returns the exit status.
@@ -219,7 +219,10 @@ fn result_note(game: &BpgnGame) -> Option<String> {
     let tag = game.tag("Result").and_then(MatchResult::from_str_opt);
     let two_results = game.result.is_some() && tag.is_some() && game.result != tag;
     let ended_on_b = matches!(game.raw_result(), MatchResult::Won(_))
-        && game.moves.last().is_some_and(|m| m.token.board == BoardId::B)
+        && game
+            .moves
+            .last()
+            .is_some_and(|m| m.token.board == BoardId::B)
         && matches!(rule, ResultRule::Standard | ResultRule::FicsBoard(_));
     ((two_results || ended_on_b) && rule != ResultRule::AsWritten).then(|| {
         format!(

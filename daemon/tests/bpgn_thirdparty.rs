@@ -34,7 +34,11 @@ fn truths() -> Vec<Truth> {
                 continue; // another table (what an old version reported)
             }
             let result = cells[n - 3].replace(['*', '`'], "");
-            let result = if result.is_empty() { "*".to_owned() } else { result };
+            let result = if result.is_empty() {
+                "*".to_owned()
+            } else {
+                result
+            };
             let plies = (cells[n - 2].parse().unwrap(), cells[n - 1].parse().unwrap());
             out.push(Truth {
                 file: root.join(folder).join(file),
@@ -119,8 +123,11 @@ fn koedem_promotion_tags_and_the_option_over_them() {
         ("bogus", Some("grab"), true),
     ] {
         let f = dir.join(format!("{tag}.bpgn"));
-        std::fs::write(&f, text.replace("[Promotion \"Steal\"]", &format!("[Promotion \"{tag}\"]")))
-            .unwrap();
+        std::fs::write(
+            &f,
+            text.replace("[Promotion \"Steal\"]", &format!("[Promotion \"{tag}\"]")),
+        )
+        .unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_bugbridge"));
         cmd.arg("check");
         if let Some(o) = option {

@@ -39,7 +39,11 @@ pub(super) fn run(args: ExportArgs) -> u8 {
                 let _ = writeln!(err, "changed {file} {c}");
             }
             let mut out = std::io::stdout().lock();
-            if out.write_all(exported.text.as_bytes()).and_then(|()| out.flush()).is_err() {
+            if out
+                .write_all(exported.text.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
                 return 3;
             }
             0
@@ -49,4 +53,17 @@ pub(super) fn run(args: ExportArgs) -> u8 {
             1
         }
     }
+}
+
+/// The export of `text` for the reader named `reader` (`bughouse.pro`, `pychess`), as the
+/// HTTP routes' `?for=` gives it.
+///
+/// # Errors
+///
+/// An unknown reader, or a text the reader cannot take, said in words.
+pub fn export_text(text: &str, reader: &str) -> Result<String, String> {
+    let reader: ExportFor = reader.parse()?;
+    export(text, reader)
+        .map(|e| e.text)
+        .map_err(|e| e.to_string())
 }

@@ -66,6 +66,8 @@ pub enum Command {
 impl Cli {
     /// Runs the chosen subcommand; returns the exit status.
     pub fn run(self) -> u8 {
+        // `?for=` on the BPGN routes of the HTTP server.
+        bugbridge_broadcast::http::set_bpgn_exporter(export::export_text);
         match self.command {
             Command::Run(args) => run::run(args),
             Command::Demo(args) => demo::run(args),

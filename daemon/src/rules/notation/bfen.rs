@@ -124,20 +124,18 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
     };
     let castling = match castling {
         None => Bitboard::EMPTY,
-        Some(&(off, f)) => {
-            parse_castling(f).ok_or_else(|| {
-                let chess960 = f.chars().all(|c| matches!(c, 'A'..='H' | 'a'..='h'));
-                err(
-                    off,
-                    if chess960 {
-                        "castling rights: '-' or letters of KQkq (Shredder-FEN rook files, as \
+        Some(&(off, f)) => parse_castling(f).ok_or_else(|| {
+            let chess960 = f.chars().all(|c| matches!(c, 'A'..='H' | 'a'..='h'));
+            err(
+                off,
+                if chess960 {
+                    "castling rights: '-' or letters of KQkq (Shredder-FEN rook files, as \
                          Chess960 writes, are not supported: bugbridge plays standard starts)"
-                    } else {
-                        "castling rights: '-' or letters of KQkq"
-                    },
-                )
-            })?
-        }
+                } else {
+                    "castling rights: '-' or letters of KQkq"
+                },
+            )
+        })?,
     };
     let ep_square = match ep {
         None | Some((_, "-")) => None,
@@ -194,7 +192,10 @@ mod counters_tests {
             rules,
         )
         .unwrap();
-        assert_eq!(clocks.times.map(|t| (t.white, t.black)), Some((142.0, 164.0)));
+        assert_eq!(
+            clocks.times.map(|t| (t.white, t.black)),
+            Some((142.0, 164.0))
+        );
         let e = parse_board_fen(
             "nrbbqnkr/pppppppp/8/8/8/8/PPPPPPPP/NRBBQNKR w BHbh - 0 1",
             rules,

@@ -14,11 +14,11 @@
 //!   no Koedem: the export is the game up to the illegal move, with an end comment saying
 //!   where and why it was cut; a Koedem game is refused, named.
 
+use crate::rules::notation::SanKind;
 use crate::rules::notation::bfen::parse_bfen;
 use crate::rules::notation::variant::{
     PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
 };
-use crate::rules::notation::SanKind;
 use crate::rules::{Color, Role, Ruleset, RulesetName, Seat};
 
 use super::{Annotation, BpgnGame, ParseBpgnError, ReplayStop, parse_bpgn, replay, write_bpgn};
@@ -135,14 +135,22 @@ fn for_pychess(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<(), Str
     for seat in player_seats() {
         if game.tag(&seat.tag()).is_none_or(|v| v.trim().is_empty()) {
             set_tag(game, &seat.tag(), "?");
-            changed.push(format!("[{}] added as \"?\": pychess requires the four players", seat.tag()));
+            changed.push(format!(
+                "[{}] added as \"?\": pychess requires the four players",
+                seat.tag()
+            ));
         }
     }
     // pychess reads the first comment after a move as its clock (float()): a move without
     // a clock must have no comment.
     for m in &mut game.moves {
-        if m.clock.is_none() && m.annotations.iter().any(|a| matches!(a, Annotation::Comment(_))) {
-            m.annotations.retain(|a| !matches!(a, Annotation::Comment(_)));
+        if m.clock.is_none()
+            && m.annotations
+                .iter()
+                .any(|a| matches!(a, Annotation::Comment(_)))
+        {
+            m.annotations
+                .retain(|a| !matches!(a, Annotation::Comment(_)));
             changed.push(format!(
                 "comments after {} {} (no clock) left out: pychess takes the first comment for the clock",
                 m.token, m.san_text
@@ -182,7 +190,9 @@ fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<()
         set_tag(game, "Result", result.as_str());
         game.result = None;
         game.end_comment = None;
-        changed.push("no terminator nor end comment after the moves (the result is in [Result])".into());
+        changed.push(
+            "no terminator nor end comment after the moves (the result is in [Result])".into(),
+        );
     }
     let date = game
         .tag("UTCDate")
@@ -228,17 +238,28 @@ fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<()
         changed.push("[Variant \"Bughouse\"] added".into());
     }
     for seat in player_seats() {
-        if game.tag(&seat.tag()).is_none_or(|v| v.trim().is_empty() || v.trim() == "?") {
+        if game
+            .tag(&seat.tag())
+            .is_none_or(|v| v.trim().is_empty() || v.trim() == "?")
+        {
             set_tag(game, &seat.tag(), &seat.tag());
-            changed.push(format!("[{0} \"{0}\"]: bughouse.pro needs a player name", seat.tag()));
+            changed.push(format!(
+                "[{0} \"{0}\"]: bughouse.pro needs a player name",
+                seat.tag()
+            ));
         }
     }
     if name == RulesetName::Koedem {
-        let grab = game.tag(PROMOTION_TAG).and_then(promotion_by_grab_of).unwrap_or(true);
+        let grab = game
+            .tag(PROMOTION_TAG)
+            .and_then(promotion_by_grab_of)
+            .unwrap_or(true);
         let want = if grab { "Steal" } else { "Upgrade" };
         if game.tag(PROMOTION_TAG) != Some(want) {
             set_tag(game, PROMOTION_TAG, want);
-            changed.push(format!("[Promotion \"{want}\"]: bughouse.pro's name of the rule"));
+            changed.push(format!(
+                "[Promotion \"{want}\"]: bughouse.pro's name of the rule"
+            ));
         }
     }
     if let Some(fen) = game.setup.clone() {
@@ -251,7 +272,8 @@ fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<()
     }
     let mut suffixes = 0;
     for m in &mut game.moves {
-        if matches!(m.san.kind, SanKind::Drop { .. } | SanKind::Castle(_)) && m.san.suffix.is_some() {
+        if matches!(m.san.kind, SanKind::Drop { .. } | SanKind::Castle(_)) && m.san.suffix.is_some()
+        {
             m.san.suffix = None;
             suffixes += 1;
         }
@@ -299,7 +321,14 @@ fn disambiguate_pinned(
         let position = &boards[r.token.board].position;
         before.clone_from(&r.bfen);
         let m = &mut game.moves[r.index];
-        let SanKind::Normal { role, file, rank, to, .. } = &mut m.san.kind else {
+        let SanKind::Normal {
+            role,
+            file,
+            rank,
+            to,
+            ..
+        } = &mut m.san.kind
+        else {
             continue;
         };
         if matches!(*role, Role::Pawn | Role::King) {
@@ -347,8 +376,14 @@ mod tests {
     #[test]
     fn bughouse_pro_gets_what_it_reads() {
         let e = export(GAME, ExportFor::BughousePro).unwrap();
-        for want in ["[UTCDate \"1970.01.01\"]", "[UTCTime \"00:00:00\"]", "[Round \"1\"]",
-            "[TimeControl \"180\"]", "[Variant \"Bughouse\"]", "[Result \"1-0\"]"] {
+        for want in [
+            "[UTCDate \"1970.01.01\"]",
+            "[UTCTime \"00:00:00\"]",
+            "[Round \"1\"]",
+            "[TimeControl \"180\"]",
+            "[Variant \"Bughouse\"]",
+            "[Result \"1-0\"]",
+        ] {
             assert!(e.text.contains(want), "{want} in {}", e.text);
         }
         let flat = e.text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -366,7 +401,11 @@ mod tests {
         let e = export(&text, ExportFor::Pychess).unwrap();
         let game = &parse_bpgn(&e.text).unwrap()[0];
         assert_eq!(game.moves.len(), 5, "{}", e.text);
-        assert!(game.end_comment.as_deref().unwrap().contains("2B. Ke2"), "{}", e.text);
+        assert!(
+            game.end_comment.as_deref().unwrap().contains("2B. Ke2"),
+            "{}",
+            e.text
+        );
         assert_eq!(game.tag("Result"), Some("1-0"));
         assert_eq!(e.changes.len(), 1, "{:?}", e.changes);
         let koedem = GAME.replace("[Event \"x\"]", "[Variant \"Bughouse Koedem\"]");

@@ -50,12 +50,12 @@ use crate::rules::{BoardId, ByBoard, Color, MatchResult, Ruleset};
 use super::San;
 use super::bfen::{BoardFen, ParseBfenError, parse_bfen};
 
+pub mod export;
 mod lexer;
 mod parser;
 pub mod replay;
 mod result;
 mod writer;
-pub mod export;
 
 pub use parser::{BpgnReader, parse_bpgn};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};

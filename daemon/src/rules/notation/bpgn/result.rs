@@ -125,7 +125,8 @@ impl BpgnGame {
     #[must_use]
     pub fn named_loser(&self) -> Option<Seat> {
         let end = self.end_comment.as_deref()?;
-        self.named_player(end).filter(|_| self.named_winner_in(end).is_none())
+        self.named_player(end)
+            .filter(|_| self.named_winner_in(end).is_none())
     }
 
     fn named_winner_in(&self, end: &str) -> Option<Seat> {

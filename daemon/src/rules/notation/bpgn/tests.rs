@@ -289,7 +289,10 @@ fn bugbridge_files_state_the_team_result_and_are_read_as_written() {
          1B. e4 {1} 1b. e5 {1} {x won with their bughouse partner} *",
     );
     assert_eq!(viewer.raw_result(), MatchResult::Won(Team::BlackA));
-    assert_eq!(viewer.named_winner().map(|s| s.tag()), Some("BlackA".into()));
+    assert_eq!(
+        viewer.named_winner().map(|s| s.tag()),
+        Some("BlackA".into())
+    );
     assert_eq!(viewer.team_result(), MatchResult::Won(Team::BlackA));
     let ours = one(&format!("[Recorder \"{}\"]\n{moves}", recorder_value()));
     assert!(ours.states_team_result());
