@@ -357,7 +357,7 @@ fn bugbridge_s_files_are_imported_whole_by_pychess_and_the_viewer() {
 }
 
 #[test]
-fn round_trip_through_the_viewer_gives_the_same_moves_clocks_and_result() {
+fn round_trip_through_pychess_and_the_viewer_gives_the_same_moves_clocks_and_result() {
     let dir = TempDir::new("bpgn-roundtrip");
     let out = dir.path().join("foo.bpgn");
     replay_of(
@@ -378,6 +378,26 @@ fn round_trip_through_the_viewer_gives_the_same_moves_clocks_and_result() {
         .map(|m| m.token.board.to_string())
         .collect();
     assert_eq!(moves, ours, "the order of the boards' moves");
+    // The same moves: pychess's UCI of each ply against bugbridge's own replay.
+    let played = replay(&game, bugbridge::rules::Ruleset::default()).unwrap();
+    assert!(played.is_legal());
+    let theirs: Vec<String> = clocks
+        .iter()
+        .map(|c| c["move"].as_str().unwrap().to_owned())
+        .collect();
+    let ours: Vec<String> = played.moves.iter().map(|m| m.mv.uci()).collect();
+    assert_eq!(theirs, ours, "the moves");
+    // The same clocks, ply by ply (the mover's; pychess rounds down to the millisecond).
+    for (m, c) in game.moves.iter().zip(clocks) {
+        let seat = match c["mover"].as_str().unwrap() {
+            "WA" => "WhiteA",
+            "BA" => "BlackA",
+            "WB" => "WhiteB",
+            _ => "BlackB",
+        };
+        let t = m.clock.expect("a clock");
+        assert!((c[seat].as_i64().unwrap() - (t * 1000.0).round() as i64).abs() <= 1);
+    }
     assert_eq!(v["result"], game.tag("Result").unwrap());
     let w = viewer(&out);
     assert_eq!(w["end_result"], game.tag("Result").unwrap());

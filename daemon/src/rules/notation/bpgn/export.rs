@@ -157,29 +157,46 @@ fn for_pychess(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<(), Str
             ));
         }
     }
-    let replayed = replay(game, rules).map_err(|e| e.to_string())?;
-    if let Some(stop) = &replayed.stop {
-        let index = match stop {
-            ReplayStop::Illegal { index, .. }
-            | ReplayStop::Repeated { index, .. }
-            | ReplayStop::Unresolved { index, .. } => *index,
-        };
-        let cut = game.moves.len() - index;
-        game.moves.truncate(index);
-        let note = format!(
-            "game cut before {} {}, an illegal move ({}) that pychess.org refuses; \
-             {cut} plies not exported",
-            stop.token(),
-            stop.san_text(),
-            stop.reason_code()
-        );
+    if let Some(note) = cut_at_illegal(game, rules, "pychess.org")? {
         changed.push(note.clone());
         game.end_comment = Some(note);
         if game.result.is_none() {
             game.result = Some(game.raw_result());
         }
     }
+    // After a move without a clock, the end comment would be read as its clock.
+    if game.moves.last().is_some_and(|m| m.clock.is_none()) && game.end_comment.take().is_some() {
+        changed.push("no end comment after the last move, which has no clock".into());
+    }
     Ok(())
+}
+
+/// Cuts the game before its first illegal move (a move completed at the table, recorded as
+/// played): the readers replay the moves with their own rules and refuse the whole game.
+/// Returns what was cut, in words.
+fn cut_at_illegal(
+    game: &mut BpgnGame,
+    rules: Ruleset,
+    reader: &str,
+) -> Result<Option<String>, String> {
+    let replayed = replay(game, rules).map_err(|e| e.to_string())?;
+    let Some(stop) = &replayed.stop else {
+        return Ok(None);
+    };
+    let index = match stop {
+        ReplayStop::Illegal { index, .. }
+        | ReplayStop::Repeated { index, .. }
+        | ReplayStop::Unresolved { index, .. } => *index,
+    };
+    let cut = game.moves.len() - index;
+    game.moves.truncate(index);
+    Ok(Some(format!(
+        "game cut before {} {}, an illegal move ({}) that {reader} refuses; {cut} plies not \
+         exported",
+        stop.token(),
+        stop.san_text(),
+        stop.reason_code()
+    )))
 }
 
 fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<(), String> {
@@ -280,6 +297,9 @@ fn for_bughouse_pro(game: &mut BpgnGame, changed: &mut Vec<String>) -> Result<()
     }
     if suffixes > 0 {
         changed.push(format!("+/# left out on {suffixes} drops and castlings"));
+    }
+    if let Some(note) = cut_at_illegal(game, rules, "bughouse.pro")? {
+        changed.push(note);
     }
     disambiguate_pinned(game, rules, changed)?;
     Ok(())
