@@ -151,3 +151,21 @@ fn chess_com_knight_drop_written_as_nag_146() {
     let games = bugbridge::rules::notation::bpgn::parse_bpgn(text).unwrap();
     assert_eq!(games[0].moves[3].san_text, "N@f3");
 }
+
+#[test]
+fn pychess_one_board_fen_is_read_at_the_start_and_explained_otherwise() {
+    use bugbridge::rules::notation::bpgn::parse_bpgn;
+    let start = "[FEN \"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1\"]\n\
+                 [SetUp \"1\"]\n\n1A. e4 1B. d4 *\n";
+    let games = parse_bpgn(start).unwrap();
+    assert_eq!(games[0].setup, None);
+    assert_eq!(games[0].moves.len(), 2);
+    let other = "[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 1\"]\n\
+                 [SetUp \"1\"]\n\n1a. e5 *\n";
+    let e = parse_bpgn(other).unwrap_err();
+    assert_eq!((e.line, e.column), (1, 1));
+    assert!(
+        e.expected.contains("one board's FEN") && e.expected.contains("pychess"),
+        "{e}"
+    );
+}

@@ -1,14 +1,16 @@
 //! Which board ended the game, and the match result it gives.
 //!
-//! FICS exports (all eras in `tests/data/bpgn/SOURCES.md`) write the result of the board where the
-//! game ended, from that board's White, although the BPGN standard says "in terms of the
-//! White player on board A". So a `0-1` of a game that ended on board B is a win of
-//! WhiteA's team. The board is found from the loser's name at the start of the end comment
-//! (`{YScorpion checkmated}`) matched to the player tags; failing that, from the last mate
-//! (`#`) or the last move. A named loser also gives the winning team directly.
+//! The BPGN standard states the result for WhiteA's team, and every writer but FICS follows
+//! it (bughouse.pro, pychess, the chess.com viewer, bugbridge). FICS exports (all eras in
+//! `tests/data/bpgn/SOURCES.md`) write the result of the board where the game ended, from
+//! that board's White: a `0-1` of a game that ended on board B is a win of WhiteA's team.
+//! A file is read as a FICS export only on explicit markers ([`BpgnGame::is_fics_export`]).
 //!
-//! bugbridge's own files follow the standard and say so with a `[Recorder "bugbridge …"]`
-//! tag: their result is read as written, whichever board ended the game.
+//! An end comment naming a player decides first, under both conventions: the loser at its
+//! start (`{YScorpion checkmated}`, FICS) or the winner (`{X won by checkmate}`, `{X won with
+//! their bughouse partner}`, the chess.com viewer). Otherwise a FICS export's board is the
+//! last mate's (`#`) or the last move's. bugbridge's own files (`[Recorder "bugbridge …"]`)
+//! are read as written.
 
 use crate::rules::{BoardId, Color, MatchResult, Seat, notation::Suffix};
 
