@@ -12,9 +12,14 @@
 //! * [`interop`]: third-party DGT and Millennium client programs (from `../shared/interop`)
 //!   against the emulated boards, and a Millennium device without parity through `listen`
 //!   (`pip install pyserial pyee==8.2.2 chess`).
+//! * [`bpgn_readers`]: every kind of BPGN file bugbridge writes through pychess.org's
+//!   importer and the BPGN viewer (from `../shared/interop/bpgn-readers`; Python 3.11 and
+//!   node, `apt-get install nodejs`).
 //! * [`recording`]: a real DGT board's recorded bytes (from `../shared/data`) through
 //!   `listen` and `replay`.
 
+#[path = "optin/bpgn_readers.rs"]
+mod bpgn_readers;
 #[path = "optin/browser.rs"]
 mod browser;
 #[path = "optin/interop.rs"]

@@ -36,11 +36,11 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 
-use crate::rules::RulesetName;
-use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, replay::replay};
+use crate::rules::notation::bpgn::{BpgnGame, BpgnReader, ResultRule, replay::replay};
 use crate::rules::notation::variant::{
     PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
 };
+use crate::rules::{BoardId, MatchResult, RulesetName};
 
 /// Checks the BPGN files at `paths` under `ruleset` and writes the report (see the module
 /// docs); returns the exit status.
@@ -134,11 +134,11 @@ fn check_stream(
             .or_else(|| game.tag(VARIANT_TAG).and_then(ruleset_of_variant))
             .unwrap_or_default();
         let tagged = match game.tag(PROMOTION_TAG) {
-            Some(value) if ruleset == RulesetName::Koedem => {
+            Some(value) if ruleset == RulesetName::Koedem && promotion_by_grab.is_none() => {
                 let Some(grab) = promotion_by_grab_of(value) else {
                     let _ = writeln!(
                         err,
-                        "{file} #{n}: unknown [{PROMOTION_TAG} {value:?}]: grab or announce"
+                        "{file} #{n}: unknown [{PROMOTION_TAG} {value:?}]: grab (Steal) or announce (Upgrade); --koedem-promotion overrides it"
                     );
                     status = 1;
                     continue;
@@ -202,8 +202,34 @@ fn check_game(
                     replayed.moves.len(),
                     game.team_result()
                 );
+                if let Some(note) = result_note(game) {
+                    let _ = writeln!(err, "note {file} #{n}: {note}");
+                }
             }
             0
         }
     }
+}
+
+/// When the written result and the moves could be read two ways (the `[Result]` tag and the
+/// terminator differ, or a decisive game's last move is on board B with no player named in
+/// the end comment, where a FICS export states board B's result), which rule gave it.
+fn result_note(game: &BpgnGame) -> Option<String> {
+    let rule = game.result_rule();
+    let tag = game.tag("Result").and_then(MatchResult::from_str_opt);
+    let two_results = game.result.is_some() && tag.is_some() && game.result != tag;
+    let ended_on_b = matches!(game.raw_result(), MatchResult::Won(_))
+        && game
+            .moves
+            .last()
+            .is_some_and(|m| m.token.board == BoardId::B)
+        && matches!(rule, ResultRule::Standard | ResultRule::FicsBoard(_));
+    ((two_results || ended_on_b) && rule != ResultRule::AsWritten).then(|| {
+        format!(
+            "result {} read by rule: {rule} (written: [Result {:?}], terminator {})",
+            game.team_result(),
+            game.tag("Result").unwrap_or("none"),
+            game.result.map_or("none", MatchResult::as_str),
+        )
+    })
 }

@@ -248,7 +248,10 @@ fn every_trace_kind_is_documented_and_the_example_replays_as_the_docs_say() {
     let replayed = bugbridge::cli::replay::replay_text(example, None).expect("the example");
     let bpgn = replayed.game.bpgn();
     assert!(doc.contains("records `1A. e4 {178}`"));
-    assert!(bpgn.contains("\n1A. e4 {178} *"), "{bpgn}");
+    assert!(
+        bpgn.contains("\n1A. e4 {178} {game unfinished} *"),
+        "{bpgn}"
+    );
 }
 
 // --- http-api.md ---

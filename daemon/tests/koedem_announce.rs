@@ -83,13 +83,19 @@ fn an_announce_journal_replays_to_the_same_record_and_says_so() {
     assert!(same_record(&replayed, &game), "the record differs");
     assert!(alerts(&replayed).is_empty(), "{:?}", alerts(&replayed));
     let bpgn = replayed.game.all_bpgn().concat();
-    assert!(bpgn.contains("[Promotion \"announce\"]"), "{bpgn}");
+    assert!(bpgn.contains("[Promotion \"Upgrade\"]"), "{bpgn}");
     // The same sensors read as grab promotion are a different (wrong) record: the tag is
     // what makes the difference.
     let grab = journal(&game, &[("Variant", "Bughouse Koedem")]);
     let misread = replay_text(&grab, None).unwrap();
     assert!(!same_record(&misread, &game));
-    assert!(!misread.game.all_bpgn().concat().contains("[Promotion"));
+    assert!(
+        misread
+            .game
+            .all_bpgn()
+            .concat()
+            .contains("[Promotion \"Steal\"]")
+    );
 }
 
 fn write_temp(name: &str, text: &str) -> PathBuf {
@@ -138,14 +144,14 @@ fn a_bpgn_with_announced_promotions_checks_clean() {
     // The option says it for a file without the tag.
     let untagged = write_temp(
         "untagged.bpgn",
-        &bpgn.replace("[Promotion \"announce\"]\n", ""),
+        &bpgn.replace("[Promotion \"Upgrade\"]\n", ""),
     );
     let (status, text) = check(&untagged, Some(false));
     assert_eq!(status, 0, "{text}");
     // An unknown promotion rule is not guessed.
     let unknown = write_temp(
         "unknown.bpgn",
-        &bpgn.replace("[Promotion \"announce\"]", "[Promotion \"queen\"]"),
+        &bpgn.replace("[Promotion \"Upgrade\"]", "[Promotion \"queen\"]"),
     );
     let (status, text) = check(&unknown, None);
     assert_eq!(status, 1);
@@ -186,14 +192,14 @@ fn the_command_line_takes_the_promotion_rule() {
         .unwrap();
     assert!(replay.status.success());
     let tagged = String::from_utf8(replay.stdout).unwrap();
-    assert!(tagged.contains("[Promotion \"announce\"]"), "{tagged}");
+    assert!(tagged.contains("[Promotion \"Upgrade\"]"), "{tagged}");
     // `--koedem-promotion grab` overrides the journal's tag: the BPGN says grab.
     let grab = std::process::Command::new(bin)
         .args(["replay", "--koedem-promotion", "grab"])
         .arg(&trace)
         .output()
         .unwrap();
-    assert!(!String::from_utf8_lossy(&grab.stdout).contains("[Promotion"));
+    assert!(String::from_utf8_lossy(&grab.stdout).contains("[Promotion \"Steal\"]"));
     let sample =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/koedem/all_cases.bpgn");
     let check = std::process::Command::new(bin)

@@ -92,7 +92,7 @@ async fn a_board_unplugged_and_replugged_mid_game_goes_on() {
     let (_, bpgn) = http::get(daemon.http(), &format!("/api/matches/{MATCH}/bpgn")).await;
     // Board B's move made while unplugged is marked as reconstructed in the record.
     let got = movetext(&bpgn);
-    let mark = " {reconstructed after a lost connection}";
+    let mark = " {C:reconstructed after a lost connection}";
     assert!(got.contains(mark), "{got}");
     assert_eq!(got.replace(mark, ""), movetext(&game.bpgn));
     daemon.stop().await;

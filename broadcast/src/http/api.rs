@@ -1,11 +1,12 @@
 //! The JSON API, the BPGN download, metrics and liveness.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
+use super::export::{ForQuery, body_for};
 
 /// A JSON error `{"error": msg}` with `status`.
 pub(crate) fn error(status: StatusCode, msg: impl Into<String>) -> Response {
@@ -41,7 +42,11 @@ pub(crate) async fn state(State(app): State<AppState>, Path(id): Path<String>) -
         .into_response()
 }
 
-pub(crate) async fn bpgn(State(app): State<AppState>, Path(id): Path<String>) -> Response {
+pub(crate) async fn bpgn(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<ForQuery>,
+) -> Response {
     let Some(entry) = app.hub.entry(&id) else {
         return unknown_match(&id);
     };
@@ -51,6 +56,10 @@ pub(crate) async fn bpgn(State(app): State<AppState>, Path(id): Path<String>) ->
         .unwrap_or_else(|e| e.into_inner())
         .bpgn
         .clone();
+    let body = match body_for(body, &query) {
+        Ok(b) => b,
+        Err(r) => return *r,
+    };
     // Match ids are restricted to A-Za-z0-9._- so they are safe inside the quoted filename.
     let disposition = format!("attachment; filename=\"{id}.bpgn\"");
     let mut response = (StatusCode::OK, body).into_response();

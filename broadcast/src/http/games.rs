@@ -2,12 +2,13 @@
 //! steps through it.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use super::AppState;
 use super::api::error;
+use super::export::{ForQuery, body_for};
 use crate::archive::ArchivedGame;
 
 pub(crate) const GAME_HTML: &str = include_str!("assets/game.html");
@@ -51,9 +52,14 @@ pub(crate) async fn record(
 pub(crate) async fn bpgn(
     State(app): State<AppState>,
     Path((match_id, number)): Path<(String, String)>,
+    Query(query): Query<ForQuery>,
 ) -> Response {
     let game = match lookup(&app, &match_id, &number) {
         Ok(g) => g,
+        Err(r) => return *r,
+    };
+    let body = match body_for(game.bpgn, &query) {
+        Ok(b) => b,
         Err(r) => return *r,
     };
     // Match ids are restricted to A-Za-z0-9._- and the number is digits: safe when quoted.
@@ -61,7 +67,7 @@ pub(crate) async fn bpgn(
         "attachment; filename=\"{}-{}.bpgn\"",
         game.summary.match_id, game.summary.number
     );
-    let mut response = (StatusCode::OK, game.bpgn).into_response();
+    let mut response = (StatusCode::OK, body).into_response();
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

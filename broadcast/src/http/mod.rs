@@ -27,6 +27,8 @@
 
 mod api;
 mod arbiter;
+mod export;
+pub use export::{BpgnExporter, set_bpgn_exporter};
 mod games;
 mod pages;
 pub mod sse;

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod demo;
 pub mod docs;
+pub mod export;
 pub mod hardware;
 pub mod logging;
 pub mod relay;
@@ -41,6 +42,9 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Validate BPGN files with the rules core.
     Check(check::CheckArgs),
+    /// A BPGN file rewritten for a reader that departs from the standard (bughouse.pro,
+    /// pychess), on stdout; what was changed on stderr.
+    Export(export::ExportArgs),
     /// Re-infer a sensor trace into BPGN, printed on stdout.
     Replay(replay::ReplayArgs),
     /// The sensor trace that real boards would produce for a BPGN game, on stdout.
@@ -62,10 +66,13 @@ pub enum Command {
 impl Cli {
     /// Runs the chosen subcommand; returns the exit status.
     pub fn run(self) -> u8 {
+        // `?for=` on the BPGN routes of the HTTP server.
+        bugbridge_broadcast::http::set_bpgn_exporter(export::export_text);
         match self.command {
             Command::Run(args) => run::run(args),
             Command::Demo(args) => demo::run(args),
             Command::Check(args) => check::run(args),
+            Command::Export(args) => export::run(args),
             Command::Replay(args) => replay::run(args),
             Command::Simulate(args) => simulate::run(args),
             Command::Ports(args) => hardware::run_ports(args),

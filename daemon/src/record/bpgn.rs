@@ -6,7 +6,10 @@ use crate::rules::notation::San;
 use crate::rules::notation::bpgn::{
     Annotation, BpgnGame, BpgnMove, MoveToken, RECORDER_TAG, recorder_value, write_bpgn,
 };
-use crate::rules::{BoardId, EndReason, MatchResult};
+use crate::rules::notation::variant::{
+    PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, ruleset_of_variant,
+};
+use crate::rules::{BoardId, EndReason, Legality, MatchResult, RulesetName, Team};
 
 /// What the BPGN of a match is made of.
 #[derive(Debug, Clone, Default)]
@@ -23,16 +26,26 @@ pub struct MatchRecord<'a> {
     pub end: Option<(Option<EndReason>, String)>,
 }
 
-/// What the record says about how a move was seen, as comments after it: a reader of the
-/// BPGN should know which promotions were not shown on the board and which moves were
-/// worked out after a lost connection.
+/// What the record says about how a move was seen, as one `{C:...}` comment after its
+/// clock: a reader of the BPGN should know which moves were played illegally (the
+/// arbiter was alerted), which promotions were not shown on the board and which moves were
+/// worked out after a lost connection. One comment, prefixed `C:`, because the BPGN viewer
+/// stops at a second comment that is not one of its prefixed notes, and at a second `C:`.
 ///
 /// A move of a board without a clock gets no comment of its own: readers take the first
 /// comment after a move for its clock time (pychess.org's importer fails on one that is
 /// not a number), so that the board had no clock is said once, before the moves
 /// ([`clock_note`]).
 fn notes(e: &RecordEntry) -> Vec<Annotation> {
+    if e.clock.is_none() {
+        return Vec::new();
+    }
     let mut notes = Vec::new();
+    let illegal;
+    if let Legality::Illegal(reason) = e.legality {
+        illegal = format!("illegal: {}; arbiter alerted", reason.code());
+        notes.push(illegal.as_str());
+    }
     if e.flags.promotion_not_shown {
         notes.push("promotion not shown: the pawn stayed on the board");
     }
@@ -51,10 +64,53 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
     if e.flags.grab_pending {
         notes.push("grab pending on the other board's lost connection");
     }
-    notes
-        .into_iter()
-        .map(|n| Annotation::Comment(n.to_owned()))
-        .collect()
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    vec![Annotation::Comment(format!("C:{}", notes.join("; ")))]
+}
+
+/// The tags every file carries, with `?` when the configuration gives none: readers
+/// (pychess.org's importer, the BPGN viewer) refuse or ignore a game without them.
+const ROSTER_DEFAULTS: [(&str, &str); 8] = [
+    ("Event", "Bughouse match"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("WhiteA", "?"),
+    ("BlackA", "?"),
+    ("WhiteB", "?"),
+    ("BlackB", "?"),
+];
+
+/// The `TimeControl` when the configuration gives none: the largest first clock reading of
+/// the four players, rounded up to a whole minute, in seconds with no increment (`180+0`).
+fn time_control_of(moves: &[RecordEntry]) -> Option<String> {
+    // Only the first reading of each player counts: later ones are lower.
+    let mut seen = Vec::new();
+    let mut max: Option<f64> = None;
+    for e in moves {
+        if let Some(t) = e.clock
+            && !seen.contains(&(e.board, e.side))
+        {
+            seen.push((e.board, e.side));
+            max = Some(max.map_or(t, |m: f64| m.max(t)));
+        }
+    }
+    let t = max?;
+    let minutes = (t / 60.0).ceil().max(1.0) as u64;
+    Some(format!("{}+0", minutes * 60))
+}
+
+/// The end comment always written before the result, so that readers that find the result
+/// only after an end comment (the BPGN viewer) read it.
+fn default_end(result: MatchResult) -> String {
+    match result {
+        MatchResult::Won(Team::WhiteA) => "WhiteA and BlackB won".to_owned(),
+        MatchResult::Won(Team::BlackA) => "BlackA and WhiteB won".to_owned(),
+        MatchResult::Draw => "game drawn".to_owned(),
+        MatchResult::Unfinished => "game unfinished".to_owned(),
+    }
 }
 
 /// The leading comment of a game with moves recorded without a clock, e.g. `C:board B had
@@ -111,6 +167,36 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
         })
         .cloned()
         .collect();
+    for (name, default) in ROSTER_DEFAULTS {
+        if !tags.iter().any(|(k, _)| k == name) {
+            tags.push((name.into(), default.into()));
+        }
+    }
+    if !tags.iter().any(|(k, _)| k == "TimeControl")
+        && let Some(tc) = time_control_of(record.moves)
+    {
+        tags.push(("TimeControl".into(), tc));
+    }
+    if !tags.iter().any(|(k, _)| k == VARIANT_TAG) {
+        tags.push((VARIANT_TAG.into(), "Bughouse".into()));
+    }
+    // Koedem's promotion in the words bughouse.pro reads (and bugbridge too): Steal for the
+    // grab, Upgrade for a promotion as in bughouse.
+    if tags
+        .iter()
+        .any(|(k, v)| k == VARIANT_TAG && ruleset_of_variant(v) == Some(RulesetName::Koedem))
+    {
+        let grab = tags
+            .iter()
+            .find(|(k, _)| k == PROMOTION_TAG)
+            .and_then(|(_, v)| promotion_by_grab_of(v))
+            .unwrap_or(true);
+        tags.retain(|(k, _)| k != PROMOTION_TAG);
+        tags.push((
+            PROMOTION_TAG.into(),
+            if grab { "Steal" } else { "Upgrade" }.into(),
+        ));
+    }
     tags.push((RECORDER_TAG.into(), recorder_value()));
     if let Some(fen) = &record.setup {
         tags.push(("Setup".into(), "1".into()));
@@ -150,7 +236,17 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
             .into_iter()
             .collect(),
         moves,
-        end_comment: end_comment.filter(|c| !c.is_empty()),
+        // After a move without a clock, no end comment: readers take the first comment
+        // after a move for its clock (pychess.org's importer fails on any other).
+        end_comment: record
+            .moves
+            .last()
+            .is_none_or(|e| e.clock.is_some())
+            .then(|| {
+                end_comment
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or_else(|| default_end(result))
+            }),
         result: Some(result),
     }
 }

@@ -72,7 +72,8 @@ fn a_clockless_board_s_moves_have_no_comment_and_a_clocked_board_keeps_its_times
     let text = written(&moves);
     assert_eq!(
         movetext(&text),
-        "{C:board B had no clock} 1A. e4 {118} 1B. d4 1a. e5 {117.5} 1b. d5 2A. Nf3 {110} *",
+        "{C:board B had no clock} 1A. e4 {118} 1B. d4 1a. e5 {117.5} 1b. d5 2A. Nf3 {110} \
+         {game unfinished} *",
         "{text}"
     );
 }
@@ -146,6 +147,86 @@ fn a_clock_lost_mid_game_is_said_with_the_first_move_without_it() {
 #[test]
 fn a_game_with_clocks_has_no_leading_comment() {
     let moves = record(&[(A, "e4", Some(118.0)), (B, "e4", Some(117.0))]);
-    assert_eq!(movetext(&written(&moves)), "1A. e4 {118} 1B. e4 {117} *");
+    assert_eq!(
+        movetext(&written(&moves)),
+        "1A. e4 {118} 1B. e4 {117} {game unfinished} *"
+    );
     assert_eq!(clock_note(&[]), None);
+}
+
+#[test]
+fn every_file_has_the_roster_a_time_control_a_variant_and_an_end_comment() {
+    let moves = record(&[(A, "e4", Some(178.4)), (B, "d4", Some(179.0))]);
+    let text = text(&MatchRecord {
+        moves: &moves,
+        ..MatchRecord::default()
+    });
+    for tag in [
+        "[Event \"Bughouse match\"]",
+        "[Site \"?\"]",
+        "[Date \"????.??.??\"]",
+        "[Round \"?\"]",
+        "[WhiteA \"?\"]",
+        "[BlackA \"?\"]",
+        "[WhiteB \"?\"]",
+        "[BlackB \"?\"]",
+        "[TimeControl \"180+0\"]",
+        "[Variant \"Bughouse\"]",
+        "[Result \"*\"]",
+    ] {
+        assert!(text.contains(tag), "{tag} in {text}");
+    }
+    assert!(text.ends_with("{game unfinished} *\n"), "{text}");
+}
+
+#[test]
+fn notes_are_one_c_comment_after_the_clock_and_an_illegal_move_is_marked() {
+    let mut moves = record(&[(A, "e4", Some(178.0)), (A, "e5", Some(177.0))]);
+    moves[0].flags.gap_inferred = true;
+    moves[0].flags.time_estimated = true;
+    moves[1].legality = Legality::Illegal(crate::rules::IllegalReason::LeavesKingInCheck);
+    let text = written(&moves);
+    assert_eq!(
+        movetext(&text),
+        "1A. e4 {178} {C:reconstructed after a lost connection; time estimated from the \
+         clocks} 1a. e5 {177} {C:illegal: leaves-king-in-check; arbiter alerted} \
+         {game unfinished} *",
+        "{text}"
+    );
+    // Never a line break inside a comment.
+    for line in text.lines() {
+        assert_eq!(
+            line.matches('{').count(),
+            line.matches('}').count(),
+            "{line}"
+        );
+    }
+    let game = &parse_bpgn(&text).unwrap()[0];
+    assert_eq!(game.moves[0].clock, Some(178.0));
+}
+
+#[test]
+fn koedem_files_carry_bughouse_pro_s_promotion_tag() {
+    let moves = record(&[(A, "e4", Some(178.0))]);
+    for (given, want) in [(None, "Steal"), (Some("announce"), "Upgrade")] {
+        let mut tags = vec![("Variant".to_owned(), "Bughouse Koedem".to_owned())];
+        if let Some(g) = given {
+            tags.push(("Promotion".into(), g.into()));
+        }
+        let text = text(&MatchRecord {
+            tags,
+            moves: &moves,
+            ..MatchRecord::default()
+        });
+        assert!(text.contains(&format!("[Promotion \"{want}\"]")), "{text}");
+    }
+}
+
+#[test]
+fn a_last_move_without_a_clock_has_no_end_comment() {
+    let moves = record(&[(A, "e4", Some(118.0)), (B, "d4", None)]);
+    assert_eq!(
+        movetext(&written(&moves)),
+        "{C:board B had no clock} 1A. e4 {118} 1B. d4 *"
+    );
 }

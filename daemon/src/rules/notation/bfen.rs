@@ -124,9 +124,18 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
     };
     let castling = match castling {
         None => Bitboard::EMPTY,
-        Some(&(off, f)) => {
-            parse_castling(f).ok_or_else(|| err(off, "castling rights: '-' or letters of KQkq"))?
-        }
+        Some(&(off, f)) => parse_castling(f).ok_or_else(|| {
+            let chess960 = f.chars().all(|c| matches!(c, 'A'..='H' | 'a'..='h'));
+            err(
+                off,
+                if chess960 {
+                    "castling rights: '-' or letters of KQkq (Shredder-FEN rook files, as \
+                         Chess960 writes, are not supported: bugbridge plays standard starts)"
+                } else {
+                    "castling rights: '-' or letters of KQkq"
+                },
+            )
+        })?,
     };
     let ep_square = match ep {
         None | Some((_, "-")) => None,
@@ -136,6 +145,9 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
         ),
     };
     let times = match (rest.get(times_at), rest.get(times_at + 1)) {
+        // FEN's move counters (`0 1`, as chess.com, pychess and bughouse.pro write), not
+        // clocks: a game cannot start with White's time at 0.
+        (Some(&(_, w)), Some(&(_, b))) if is_move_counters(w, b) => None,
         (Some(&(wo, w)), Some(&(bo, b))) => {
             let w: f64 = w.parse().map_err(|_| err(wo, "White's time in seconds"))?;
             let b: f64 = b.parse().map_err(|_| err(bo, "Black's time in seconds"))?;
@@ -152,6 +164,45 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
     }
     let position = Position::from_parts(board, pockets, promoted, turn, castling, ep_square, rules);
     Ok(BoardFen { position, times })
+}
+
+/// Whether the two fields after the en passant square are FEN's halfmove clock and move
+/// number rather than BFEN clocks: both whole numbers, the first 0, the second at least 1.
+fn is_move_counters(first: &str, second: &str) -> bool {
+    let whole = |f: &str| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit());
+    whole(first)
+        && whole(second)
+        && first.parse::<u64>() == Ok(0)
+        && second.parse::<u64>().is_ok_and(|n| n >= 1)
+}
+
+#[cfg(test)]
+mod counters_tests {
+    use super::*;
+
+    #[test]
+    fn fen_move_counters_are_not_clocks() {
+        let rules = Ruleset::default();
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let both = parse_bfen(&format!("{start} | {start}"), rules).unwrap();
+        assert_eq!(both.a.times, None);
+        assert_eq!(both.b.times, None);
+        let clocks = parse_board_fen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 142 164",
+            rules,
+        )
+        .unwrap();
+        assert_eq!(
+            clocks.times.map(|t| (t.white, t.black)),
+            Some((142.0, 164.0))
+        );
+        let e = parse_board_fen(
+            "nrbbqnkr/pppppppp/8/8/8/8/PPPPPPPP/NRBBQNKR w BHbh - 0 1",
+            rules,
+        )
+        .unwrap_err();
+        assert!(e.expected.contains("Chess960"), "{e}");
+    }
 }
 
 fn parse_castling(f: &str) -> Option<Bitboard> {

@@ -59,8 +59,9 @@ pub const GRAB_PROMOTION: &str = "grab";
 #[must_use]
 pub fn promotion_by_grab_of(value: &str) -> Option<bool> {
     match value.trim().to_ascii_lowercase().as_str() {
-        GRAB_PROMOTION => Some(true),
-        ANNOUNCE_PROMOTION => Some(false),
+        // bughouse.pro's `Steal` is the grab; its `Upgrade`, a promotion as in bughouse.
+        GRAB_PROMOTION | "steal" => Some(true),
+        ANNOUNCE_PROMOTION | "upgrade" => Some(false),
         _ => None,
     }
 }

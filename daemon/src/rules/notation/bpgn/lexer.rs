@@ -346,6 +346,10 @@ fn classify_word(word: &str) -> Result<Vec<TokenKind>, &'static str> {
     if let Some(r) = MatchResult::from_str_opt(word) {
         return Ok(vec![TokenKind::Result(r)]);
     }
+    // chess.com writes a knight drop `N@g4` as `$146@g4` (NAG 146 is the novelty sign, N).
+    if let Some(square) = word.strip_prefix("$146@") {
+        return Ok(vec![TokenKind::Word(format!("N@{square}"))]);
+    }
     if let Some(n) = word.strip_prefix('$') {
         return n
             .parse()

@@ -26,19 +26,23 @@
 //!
 //! # Results
 //!
-//! Real FICS exports write the result of the *board where the game ended*, from that
-//! board's White (`foo.bpgn`: `{YScorpion checkmated} 0-1` with YScorpion White on B, a win
-//! of WhiteA's team). bugbridge writes the team result, as the standard says, and marks its
-//! files with a `[Recorder "bugbridge …"]` tag ([`RECORDER_TAG`]) so that they are read as
-//! written. [`BpgnGame::result`] keeps what was written;
-//! [`BpgnGame::team_result`] works out the board that ended and gives the result of the
-//! match (`1-0`: WhiteA's team won).
+//! The BPGN standard states `[Result]` for WhiteA's team, and so do bughouse.pro, pychess,
+//! the chess.com viewer and bugbridge (whose files say so with a `[Recorder "bugbridge …"]`
+//! tag, [`RECORDER_TAG`]). Real FICS exports write instead the result of the *board where
+//! the game ended*, from that board's White (`foo.bpgn`: `{YScorpion checkmated} 0-1` with
+//! YScorpion White on B, a win of WhiteA's team). [`BpgnGame::result`] keeps what was
+//! written; [`BpgnGame::team_result`] gives the result of the match (`1-0`: WhiteA's team
+//! won) by the rule [`BpgnGame::result_rule`] names: an end comment naming the winner
+//! (`X won by checkmate`) or the loser (`X checkmated`) decides; otherwise the board-local
+//! rule applies only to files with FICS markers ([`BpgnGame::is_fics_export`]), the
+//! standard's team result to all others. A decisive `[Result]` wins over a `*` terminator.
 //!
 //! # Layout
 //!
 //! - `lexer`: text to tokens with line and column;
 //! - `parser`: tokens to [`BpgnGame`]s ([`parse_bpgn`]);
 //! - `result`: which board ended, the team result;
+//! - `export`: files for readers that depart from the standard (bughouse.pro, pychess);
 //! - `writer`: the canonical text ([`write_bpgn`]);
 //! - `replay`: a game played through [`BughouseGame`](crate::rules::BughouseGame)
 //!   ([`replay`](replay::replay)).
@@ -50,6 +54,7 @@ use crate::rules::{BoardId, ByBoard, Color, MatchResult, Ruleset};
 use super::San;
 use super::bfen::{BoardFen, ParseBfenError, parse_bfen};
 
+pub mod export;
 mod lexer;
 mod parser;
 pub mod replay;
@@ -58,7 +63,7 @@ mod writer;
 
 pub use parser::{BpgnReader, parse_bpgn};
 pub use replay::{Replay, ReplayError, ReplayStop, ReplayedMove, SkippedMove, replay};
-pub use result::{RECORDER, RECORDER_TAG, recorder_value};
+pub use result::{RECORDER, RECORDER_TAG, ResultRule, recorder_value};
 pub use writer::{canonical_tags, write_bpgn, write_bpgn_games};
 
 /// The most characters a game may have (tags, movetext, comments): a few hundred times

@@ -5,7 +5,7 @@
 //! the first all-number comment right after it is its clock.
 
 use crate::rules::MatchResult;
-use crate::rules::notation::bfen::parse_bfen;
+use crate::rules::notation::bfen::{parse_bfen, parse_board_fen, write_board_fen};
 use crate::rules::{Ruleset, notation::San};
 
 use std::io::BufRead;
@@ -309,6 +309,9 @@ fn check_setup_tag(game: &mut BpgnGame, tok: &Token) -> Result<(), ParseBpgnErro
             if let TokenKind::Tag { name, .. } = &tok.kind
                 && name.eq_ignore_ascii_case("fen")
             {
+                if !fen.contains('|') {
+                    return one_board_fen(game, tok, &fen);
+                }
                 parse_bfen(&fen, Ruleset::default()).map_err(|e| {
                     error_at(
                         tok,
@@ -317,11 +320,40 @@ fn check_setup_tag(game: &mut BpgnGame, tok: &Token) -> Result<(), ParseBpgnErro
                     )
                 })?;
             }
-            Some(fen)
+            // A one-board FEN passed `one_board_fen`: the start position of both boards.
+            fen.contains('|').then_some(fen)
         }
         _ => None,
     };
     Ok(())
+}
+
+/// A `FEN` of one board only, as pychess's export writes (`...RNBQKBNR[] w KQkq - 0 1`):
+/// the start position is read as both boards at the start (no setup); any other position
+/// cannot be played without board B and is refused, saying so.
+fn one_board_fen(game: &mut BpgnGame, tok: &Token, fen: &str) -> Result<(), ParseBpgnError> {
+    let rules = Ruleset::default();
+    let start = write_board_fen(&crate::rules::Position::new(rules), None);
+    match parse_board_fen(fen, rules) {
+        Ok(board) if write_board_fen(&board.position, None) == start => {
+            game.setup = None;
+            Ok(())
+        }
+        Ok(_) => Err(error_at(
+            tok,
+            "a BFEN of both boards in the FEN tag (this is one board's FEN, as pychess's \
+             export writes: board B's position is missing, so the game cannot be set up)",
+            &format!("{fen:?}"),
+        )),
+        Err(e) => Err(error_at(
+            tok,
+            &format!(
+                "a BFEN in the FEN tag (no '|' between board A and board B, and not one \
+                 board's FEN either: {e})"
+            ),
+            &format!("{fen:?}"),
+        )),
+    }
 }
 
 /// The canonical text of a token inside a variation.

@@ -275,13 +275,32 @@ fn bugbridge_files_state_the_team_result_and_are_read_as_written() {
     // Decided on board B, no player named: a FICS export's `0-1` is board B's White losing,
     // a win of WhiteA's team; bugbridge's own file means WhiteA's team lost.
     let moves = "1B. e4 {1} 1b. e5 {1} {board B: checkmate} 0-1";
-    let fics = one(moves);
+    let fics = one(&format!("[Site \"freechess.org\"]\n{moves}"));
+    assert!(fics.is_fics_export());
     assert_eq!(fics.team_result(), MatchResult::Won(Team::WhiteA));
+    // Without a FICS marker, another writer's file follows the standard: the team result.
+    let standard = one(moves);
+    assert!(!standard.is_fics_export());
+    assert_eq!(standard.result_rule(), super::ResultRule::Standard);
+    assert_eq!(standard.team_result(), MatchResult::Won(Team::BlackA));
+    // A decisive [Result] wins over a `*` terminator; an end comment naming the winner.
+    let viewer = one(
+        "[WhiteA \"w\"][BlackA \"x\"][WhiteB \"y\"][BlackB \"z\"][Result \"0-1\"]\n\
+         1B. e4 {1} 1b. e5 {1} {x won with their bughouse partner} *",
+    );
+    assert_eq!(viewer.raw_result(), MatchResult::Won(Team::BlackA));
+    assert_eq!(
+        viewer.named_winner().map(|s| s.tag()),
+        Some("BlackA".into())
+    );
+    assert_eq!(viewer.team_result(), MatchResult::Won(Team::BlackA));
     let ours = one(&format!("[Recorder \"{}\"]\n{moves}", recorder_value()));
     assert!(ours.states_team_result());
     assert_eq!(ours.team_result(), MatchResult::Won(Team::BlackA));
     // Another program's recorder tag is not ours.
-    let other = one(&format!("[Recorder \"bugbridgeX 1\"]\n{moves}"));
+    let other = one(&format!(
+        "[Recorder \"bugbridgeX 1\"]\n[Event \"FICS rated bughouse match\"]\n{moves}"
+    ));
     assert_eq!(other.team_result(), MatchResult::Won(Team::WhiteA));
 }
 

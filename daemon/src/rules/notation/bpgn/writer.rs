@@ -4,8 +4,8 @@
 //! BlackB, their Elos, TimeControl, Result), then the other tags in their original order; a
 //! blank line; the movetext `1A. e4 {178} 1a. e5 {179} ...` with SAN in canonical form
 //! (`P@e4`, `=Q`, `O-O`), clock times as [`format_seconds`] writes them, every comment and
-//! variation kept; then the end comment and the result. Lines are wrapped at 80 columns and
-//! end in LF. Reading the text back gives the same game (tags in the canonical order).
+//! variation kept; then the end comment and the result. Lines are wrapped at 80 columns,
+//! never inside a comment `{...}` (a longer comment has its line to itself), and end in LF. Reading the text back gives the same game (tags in the canonical order).
 
 use crate::rules::notation::bfen::format_seconds;
 
@@ -93,7 +93,15 @@ pub fn write_bpgn(game: &BpgnGame) -> String {
         words.push(r.as_str().to_owned());
     }
     let mut line = String::new();
-    for word in words.iter().flat_map(|w| w.split(' ')) {
+    // A comment is one word: never a line break inside `{...}` (older readers fail on it).
+    let split = words.iter().flat_map(|w| {
+        if w.starts_with('{') {
+            vec![w.as_str()]
+        } else {
+            w.split(' ').collect()
+        }
+    });
+    for word in split {
         if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > WIDTH {
             out.push_str(&line);
             out.push('\n');

@@ -1,0 +1,405 @@
+//! bugbridge's BPGN through the readers the bughouse world uses, run from
+//! `../shared/interop/bpgn-readers` (never copied in): pychess.org's importer
+//! (`pychess_import.py`, Python 3.11+) and the BPGN viewer (`bhv_read.js`, node).
+//!
+//! Every kind of file bugbridge writes: each corpus game's replay, outage, fault and
+//! clockless replays, a set-up game, the demo and the Koedem demo. Each must be imported
+//! whole: both boards' plies, the result, the mover's clock at every ply (pychess), every
+//! time, the end comment and result, every ply played (viewer). A game with an illegal move
+//! goes to pychess through `export --for pychess` (the game up to that move); the viewer
+//! reads it whole and plays it up to that move. pychess has no Koedem: its export refuses,
+//! saying so. A missing interpreter fails the test, saying what to install.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use bugbridge::rules::BoardId;
+use bugbridge::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay};
+use bugbridge::rules::notation::variant::{
+    PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
+};
+use bugbridge_tests::temp::TempDir;
+use serde_json::Value;
+
+fn readers() -> PathBuf {
+    let dir = super::interop::shared().join("interop/bpgn-readers");
+    assert!(
+        dir.join("pychess-variants/pychess_import.py").is_file()
+            && dir.join("bughouse-viewer/bhv_read.js").is_file(),
+        "the readers are missing from {}",
+        dir.display()
+    );
+    dir
+}
+
+fn tool(program: &str, hint: &str) -> &'static str {
+    let ok = Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "the BPGN reader tests need {program}: {hint}");
+    if program == "node" { "node" } else { "python3" }
+}
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../daemon/tests/data/bpgn")
+}
+
+fn bugbridge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_bugbridge-e2e"))
+}
+
+/// `simulate ARGS FILE | replay`, written to `out`.
+fn replay_of(source: &Path, args: &[&str], out: &Path) {
+    let trace = out.with_extension("trace.jsonl");
+    let sim = bugbridge()
+        .arg("simulate")
+        .args(args)
+        .arg(source)
+        .output()
+        .expect("simulate runs");
+    // An illegal game is simulated up to its end and exits 1.
+    assert!(
+        !sim.stdout.is_empty(),
+        "simulate {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    std::fs::write(&trace, &sim.stdout).unwrap();
+    let rep = bugbridge()
+        .arg("replay")
+        .arg(&trace)
+        .output()
+        .expect("replay runs");
+    assert!(
+        rep.status.success(),
+        "replay {}: {}",
+        trace.display(),
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    std::fs::write(out, &rep.stdout).unwrap();
+}
+
+/// The demo's recorded games (`demo --loops 1`), into `dir`.
+fn demo(args: &[&str], dir: &Path) -> Vec<PathBuf> {
+    let status = bugbridge()
+        .args(["demo", "--http", "127.0.0.1:0", "--mqtt", "127.0.0.1:0"])
+        .args(["--speed", "20", "--loops", "1", "--noise", "clean", "--dir"])
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the demo runs");
+    assert!(status.success(), "demo {args:?}: {status}");
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().map_while(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "bpgn") {
+                found.push(p);
+            }
+        }
+    }
+    assert!(
+        !found.is_empty(),
+        "the demo {args:?} wrote no BPGN in {}",
+        dir.display()
+    );
+    found
+}
+
+fn json(cmd: &mut Command) -> Value {
+    let out = cmd.output().expect("the reader runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or_else(|| {
+            panic!(
+                "no JSON from the reader: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    serde_json::from_str(line).expect("the reader's JSON")
+}
+
+fn pychess(file: &Path) -> Value {
+    json(
+        Command::new(tool("python3", "Python 3.11 or later"))
+            .arg(readers().join("pychess-variants/pychess_import.py"))
+            .arg("--json")
+            .arg(file),
+    )
+}
+
+fn viewer(file: &Path) -> Value {
+    json(
+        Command::new(tool("node", "`apt-get install nodejs`"))
+            .arg(readers().join("bughouse-viewer/bhv_read.js"))
+            .arg("--json")
+            .arg(file),
+    )
+}
+
+fn read(file: &Path) -> BpgnGame {
+    let text = std::fs::read_to_string(file).unwrap();
+    parse_bpgn(&text).unwrap().remove(0)
+}
+
+/// The plies before the first illegal move, if the game has one.
+fn legal_plies(game: &BpgnGame) -> Option<usize> {
+    let name = game
+        .tag(VARIANT_TAG)
+        .and_then(ruleset_of_variant)
+        .unwrap_or_default();
+    let grab = game.tag(PROMOTION_TAG).and_then(promotion_by_grab_of);
+    let r = replay(game, rules_with_promotion(name, grab)).expect("replays");
+    r.stop.map(|_| r.moves.len() - 1)
+}
+
+fn per_board(game: &BpgnGame, upto: usize) -> (u64, u64) {
+    let count = |b| {
+        game.moves[..upto]
+            .iter()
+            .filter(|m| m.token.board == b)
+            .count() as u64
+    };
+    (count(BoardId::A), count(BoardId::B))
+}
+
+/// pychess imports `file` (or its pychess export) whole: plies, result, the mover's clock.
+fn through_pychess(file: &Path, dir: &Path) -> String {
+    let game = read(file);
+    let koedem = game.tag(VARIANT_TAG).and_then(ruleset_of_variant)
+        == Some(bugbridge::rules::RulesetName::Koedem);
+    let illegal = legal_plies(&game);
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    if koedem || illegal.is_some() {
+        let out = bugbridge()
+            .args(["export", "--for", "pychess"])
+            .arg(file)
+            .output()
+            .unwrap();
+        if koedem {
+            assert!(
+                !out.status.success(),
+                "{name}: pychess export of Koedem must refuse"
+            );
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("Koedem"),
+                "{name}"
+            );
+            return format!("{name}: Koedem, refused by the export, named");
+        }
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let exported = dir.join(format!("{name}.pychess.bpgn"));
+        std::fs::write(&exported, &out.stdout).unwrap();
+        let upto = illegal.unwrap();
+        let v = pychess(&exported);
+        assert_eq!(v["outcome"], "accepted", "{name} (pychess export): {v}");
+        let (a, b) = per_board(&game, upto);
+        assert_eq!(
+            (v["plies_A"].as_u64(), v["plies_B"].as_u64()),
+            (Some(a), Some(b)),
+            "{name}"
+        );
+        assert_eq!(v["result"], game.tag("Result").unwrap(), "{name}");
+        return format!("{name}: pychess export accepted, {upto} plies up to the illegal move");
+    }
+    let v = pychess(file);
+    assert_eq!(v["outcome"], "accepted", "{name}: {v}");
+    let (a, b) = per_board(&game, game.moves.len());
+    assert_eq!(
+        (v["plies_A"].as_u64(), v["plies_B"].as_u64()),
+        (Some(a), Some(b)),
+        "{name}"
+    );
+    assert_eq!(v["result"], game.tag("Result").unwrap(), "{name}");
+    let clocks = v["clocks"].as_array().expect("clocks");
+    assert_eq!(clocks.len(), game.moves.len(), "{name}");
+    for (m, c) in game.moves.iter().zip(clocks) {
+        let Some(t) = m.clock else { continue };
+        let seat = match c["mover"].as_str().unwrap() {
+            "WA" => "WhiteA",
+            "BA" => "BlackA",
+            "WB" => "WhiteB",
+            _ => "BlackB",
+        };
+        let got = c[seat].as_i64().unwrap();
+        let want = (t * 1000.0).round() as i64;
+        assert!(
+            (got - want).abs() <= 1,
+            "{name} {}: clock {got} ms, file {t} s",
+            m.token
+        );
+    }
+    format!("{name}: pychess accepted {} plies", game.moves.len())
+}
+
+/// The viewer loads `file` whole: every ply and time, the end comment and result.
+fn through_viewer(file: &Path) {
+    let game = read(file);
+    let name = file.file_name().unwrap().to_string_lossy().into_owned();
+    let v = viewer(file);
+    assert_eq!(v["loaded"], true, "{name}: {v}");
+    let (a, b) = per_board(&game, game.moves.len());
+    assert_eq!(
+        (v["plies_A"].as_u64(), v["plies_B"].as_u64()),
+        (Some(a), Some(b)),
+        "{name}: {v}"
+    );
+    let timed = game.moves.iter().filter(|m| m.clock.is_some()).count() as u64;
+    assert_eq!(v["times_read"].as_u64(), Some(timed), "{name}: {v}");
+    let last_clocked = game.moves.last().is_none_or(|m| m.clock.is_some());
+    if last_clocked && !game.moves.is_empty() {
+        assert_eq!(v["stopped"], "at the end comment and result", "{name}: {v}");
+        assert_eq!(v["end_result"], game.tag("Result").unwrap(), "{name}: {v}");
+        assert_eq!(
+            v["end_comment"].as_str(),
+            game.end_comment.as_deref(),
+            "{name}: {v}"
+        );
+    }
+    let koedem = game.tag(VARIANT_TAG).and_then(ruleset_of_variant)
+        == Some(bugbridge::rules::RulesetName::Koedem);
+    if !koedem {
+        let playable = legal_plies(&game).unwrap_or(game.moves.len()) as u64;
+        assert!(
+            v["plies_played"].as_u64().unwrap() >= playable,
+            "{name}: {v}"
+        );
+    }
+}
+
+#[test]
+fn bugbridge_s_files_are_imported_whole_by_pychess_and_the_viewer() {
+    let dir = TempDir::new("bpgn-readers");
+    let mut files = Vec::new();
+    let mut sources: Vec<PathBuf> = Vec::new();
+    for sub in [
+        "bpgn-standard-samples",
+        "bugaboo",
+        "lwerdna-chess",
+        "pychess-variants",
+    ] {
+        for e in std::fs::read_dir(corpus().join(sub))
+            .unwrap()
+            .map_while(Result::ok)
+        {
+            if e.path().extension().is_some_and(|x| x == "bpgn") {
+                sources.push(e.path());
+            }
+        }
+    }
+    sources.sort();
+    assert_eq!(sources.len(), 18, "the corpus");
+    for s in &sources {
+        let out = dir
+            .path()
+            .join(format!("{}.bpgn", s.file_stem().unwrap().to_string_lossy()));
+        replay_of(s, &["--noise", "clean"], &out);
+        files.push(out);
+    }
+    for (source, args, name) in [
+        (
+            "bugaboo/test.bpgn",
+            &["--noise", "outages"][..],
+            "test-outages",
+        ),
+        (
+            "pychess-variants/1934301.bpgn",
+            &["--noise", "outages"][..],
+            "1934301-outages",
+        ),
+        (
+            "lwerdna-chess/bugdb_2307758.bpgn",
+            &["--noise", "faults"][..],
+            "bugdb_2307758-faults",
+        ),
+        (
+            "lwerdna-chess/foo.bpgn",
+            &["--no-clock", "B"][..],
+            "foo-noclockB",
+        ),
+        (
+            "lwerdna-chess/foo.bpgn",
+            &["--no-clock", "AB"][..],
+            "foo-noclockAB",
+        ),
+    ] {
+        let out = dir.path().join(format!("{name}.bpgn"));
+        replay_of(&corpus().join(source), args, &out);
+        files.push(out);
+    }
+    let demo_dir = dir.path().join("demo");
+    std::fs::create_dir_all(&demo_dir).unwrap();
+    files.extend(demo(&[], &demo_dir));
+    let koedem_dir = dir.path().join("koedem");
+    std::fs::create_dir_all(&koedem_dir).unwrap();
+    files.extend(demo(&["--ruleset", "koedem"], &koedem_dir));
+    let mut report = Vec::new();
+    for f in &files {
+        report.push(through_pychess(f, dir.path()));
+        through_viewer(f);
+    }
+    eprintln!("{}", report.join("\n"));
+}
+
+#[test]
+fn round_trip_through_pychess_and_the_viewer_gives_the_same_moves_clocks_and_result() {
+    let dir = TempDir::new("bpgn-roundtrip");
+    let out = dir.path().join("foo.bpgn");
+    replay_of(
+        &corpus().join("lwerdna-chess/foo.bpgn"),
+        &["--noise", "clean"],
+        &out,
+    );
+    let game = read(&out);
+    let v = pychess(&out);
+    let clocks = v["clocks"].as_array().unwrap();
+    let moves: Vec<String> = clocks
+        .iter()
+        .map(|c| c["board"].as_str().unwrap().to_owned())
+        .collect();
+    let ours: Vec<String> = game
+        .moves
+        .iter()
+        .map(|m| m.token.board.to_string())
+        .collect();
+    assert_eq!(moves, ours, "the order of the boards' moves");
+    // The same moves: pychess's UCI of each ply against bugbridge's own replay.
+    let played = replay(&game, bugbridge::rules::Ruleset::default()).unwrap();
+    assert!(played.is_legal());
+    let theirs: Vec<String> = clocks
+        .iter()
+        .map(|c| c["move"].as_str().unwrap().to_owned())
+        .collect();
+    let ours: Vec<String> = played.moves.iter().map(|m| m.mv.uci()).collect();
+    assert_eq!(theirs, ours, "the moves");
+    // The same clocks, ply by ply (the mover's; pychess rounds down to the millisecond).
+    for (m, c) in game.moves.iter().zip(clocks) {
+        let seat = match c["mover"].as_str().unwrap() {
+            "WA" => "WhiteA",
+            "BA" => "BlackA",
+            "WB" => "WhiteB",
+            _ => "BlackB",
+        };
+        let t = m.clock.expect("a clock");
+        assert!((c[seat].as_i64().unwrap() - (t * 1000.0).round() as i64).abs() <= 1);
+    }
+    assert_eq!(v["result"], game.tag("Result").unwrap());
+    let w = viewer(&out);
+    assert_eq!(w["end_result"], game.tag("Result").unwrap());
+    assert_eq!(w["plies_played"].as_u64(), Some(game.moves.len() as u64));
+}
