@@ -43,10 +43,10 @@ pub mod game;
 pub mod http;
 #[path = "support/mqtt.rs"]
 pub mod mqtt;
-#[path = "support/recording.rs"]
-pub mod recording;
 #[path = "support/paced.rs"]
 pub mod paced;
+#[path = "support/recording.rs"]
+pub mod recording;
 #[path = "support/relay.rs"]
 pub mod relay;
 #[path = "support/scenarios.rs"]
