@@ -189,15 +189,19 @@ async fn relays_mirror_every_table_exactly_and_a_late_relay_is_complete_from_ret
     assert_eq!(state["seq"], u64::from(N));
     assert_eq!(early.live().hub().alerts("t1").len(), 1);
 
-    // The tournament API: every table, with tags and status.
+    // The tournament API: every table, with tags and status, in Table order as on the page
+    // and in the round's BPGN (t3 is table 1), not in id order (issue 21).
     let (_, body) = get(&router, "/api/tournament").await;
     let list: Vec<TableSummary> = serde_json::from_str(&body).unwrap();
-    assert_eq!(list.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ids);
+    assert_eq!(
+        list.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["t3", "t2", "t1"]
+    );
     assert!(
         list.iter()
             .all(|t| t.status == "online" && t.plies == N as usize)
     );
-    assert_eq!(list[0].tags["Table"], "3");
+    assert_eq!(list[0].tags["Table"], "1");
 
     // The round as one BPGN, in Table order (t3 is table 1).
     let (status, body) = get(&router, "/api/tournament/bpgn?event=Open&round=1").await;
