@@ -28,7 +28,7 @@
 mod api;
 mod arbiter;
 mod games;
-mod pages;
+pub(crate) mod pages;
 pub mod sse;
 
 use std::fmt;

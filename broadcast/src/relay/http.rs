@@ -31,6 +31,7 @@ use tokio::time::{Instant, interval_at};
 use tower::ServiceExt;
 
 use super::Relay;
+use super::held;
 use super::view::{ConsoleAlert, TableSummary, View};
 use crate::http::sse::event_stream;
 use crate::http::{ArbiterToken, HttpOptions};
@@ -193,10 +194,45 @@ async fn dispatch(State(app): State<RelayHttp>, request: Request) -> Response {
         request.headers(),
         request.uri().query(),
     );
+    if !arbiter
+        && !app.relay.delay().is_zero()
+        && let Some((id, route)) = held_route(request.uri().path())
+        && app.relay.public().hub().entry(id).is_none()
+        && app.relay.live().hub().entry(id).is_some()
+    {
+        // A match the live view has and the delayed one not yet (this relay started less
+        // than the delay ago): never a 404, which would make a browser give up.
+        let id = id.to_owned();
+        return match route {
+            Held::Page => Html(crate::http::pages::VIEWER_HTML).into_response(),
+            Held::Stream => held::stream(app.relay, app.public, app.opts.keep_alive, id, request),
+            Held::Json => held::not_yet(&app.relay, &id),
+        };
+    }
     let router = if arbiter { app.live } else { app.public };
     match router.oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    }
+}
+
+/// The per-match routes a delayed view may not have yet.
+enum Held {
+    Page,
+    Stream,
+    Json,
+}
+
+fn held_route(path: &str) -> Option<(&str, Held)> {
+    if let Some(id) = path.strip_prefix("/match/") {
+        return Some((id, Held::Page));
+    }
+    let rest = path.strip_prefix("/api/matches/")?;
+    match rest.split_once('/') {
+        None => Some((rest, Held::Json)),
+        Some((id, "stream")) => Some((id, Held::Stream)),
+        Some((id, "bpgn")) => Some((id, Held::Json)),
+        Some(_) => None,
     }
 }
 

@@ -31,6 +31,7 @@
 //! `<prefix>/<match>/operator` (QoS 1, not retained), for the table's daemon to apply.
 
 pub mod delay;
+mod held;
 pub mod http;
 pub mod message;
 mod subscriber;

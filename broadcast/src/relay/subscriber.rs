@@ -266,6 +266,28 @@ async fn sleep_until_due(due: Option<Instant>) {
     }
 }
 
+/// Whether `message` goes to the public view at once as well as after the delay: when the
+/// public view does not have the match yet (a delayed relay just started) and the message
+/// shows the match as it stood `delay` ago. That is known of a retained state whose clocks
+/// were read at least `delay` ago (the table has published no newer state since), and of
+/// its BPGN once that state is shown; a table's `online`/`offline` status is no secret
+/// and is taken at once. Anything else waits for the delay, and the public streams of a
+/// match the live view knows are held open until then ([`super::http`]).
+fn seeds(public: &View, id: &str, message: &Message, delay: Duration) -> bool {
+    let hub = public.hub();
+    match message {
+        Message::Status(_) => public.online(id).is_none(),
+        Message::State(state) => {
+            let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+            hub.state(id).is_none()
+                && state.clocks.at > 0
+                && state.clocks.at.saturating_add(delay_ms) <= super::view::now_ms()
+        }
+        Message::Bpgn(_) => hub.state(id).is_some() && hub.bpgn(id).is_none_or(|b| b.is_empty()),
+        _ => false,
+    }
+}
+
 /// Moves the clocks' reading time by `delay` so that a delayed state's running clock is
 /// extrapolated as it was then.
 fn delayed(message: Message, delay: Duration) -> Message {
@@ -373,6 +395,11 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                         .as_ref()
                         .filter(|_| !arbiters_only)
                         .map(|_| message.clone());
+                    if let Some(message) = queued.as_ref().filter(|m| seeds(&public, &id, m, delay)) {
+                        // A restarted delayed relay: what is already as it stood `delay` ago
+                        // is shown at once, not after the delay.
+                        public.apply(&id, delayed(message.clone(), delay));
+                    }
                     let applied = live.apply(&id, message);
                     if applied == Applied::AlertLog {
                         // Retained, so that a relay started later shows these alerts too.

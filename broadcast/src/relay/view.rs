@@ -76,7 +76,7 @@ pub enum Applied {
 }
 
 /// Now, in ms since the Unix epoch.
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
