@@ -54,6 +54,15 @@ for (const root of document.querySelectorAll(sel)) {
       problems.push(name(root) + ': the text of ' + name(el) + ' is cut (' + el.scrollWidth + '>' + el.clientWidth + ')');
     }
   }
+  // Boards side by side stand at the same height.
+  const boards = [...root.querySelectorAll('.board')].filter(shown).map((b) => b.getBoundingClientRect());
+  for (let i = 1; i < boards.length; i++) {
+    const a = boards[i - 1], b = boards[i];
+    const side = a.right <= b.left + tol || b.right <= a.left + tol;
+    if (side && Math.abs(a.top - b.top) > tol) {
+      problems.push(name(root) + ': boards side by side at different heights (' + a.top + ', ' + b.top + ')');
+    }
+  }
   for (const el of root.querySelectorAll('[data-clock], .clock, .name')) {
     if (!shown(el)) { problems.push(name(root) + ': ' + name(el) + ' is hidden'); continue; }
     el.scrollIntoView({ block: 'center', inline: 'center' });
