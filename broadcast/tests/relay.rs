@@ -189,15 +189,19 @@ async fn relays_mirror_every_table_exactly_and_a_late_relay_is_complete_from_ret
     assert_eq!(state["seq"], u64::from(N));
     assert_eq!(early.live().hub().alerts("t1").len(), 1);
 
-    // The tournament API: every table, with tags and status.
+    // The tournament API: every table, with tags and status, in Table order as on the page
+    // and in the round's BPGN (t3 is table 1), not in id order (issue 21).
     let (_, body) = get(&router, "/api/tournament").await;
     let list: Vec<TableSummary> = serde_json::from_str(&body).unwrap();
-    assert_eq!(list.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), ids);
+    assert_eq!(
+        list.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["t3", "t2", "t1"]
+    );
     assert!(
         list.iter()
             .all(|t| t.status == "online" && t.plies == N as usize)
     );
-    assert_eq!(list[0].tags["Table"], "3");
+    assert_eq!(list[0].tags["Table"], "1");
 
     // The round as one BPGN, in Table order (t3 is table 1).
     let (status, body) = get(&router, "/api/tournament/bpgn?event=Open&round=1").await;
@@ -378,7 +382,8 @@ async fn the_public_view_lags_by_the_delay_and_the_arbiter_token_sees_live() {
     let (relay_view, relay_loop) = relay(broker, "relay-delay", delay);
     settled(&relay_view, |r| r.status().connected).await;
     let (hub, table_loop) = table(broker, "d");
-    hub.publish("d", tagged(1, "1", "1")).unwrap();
+    // Clocks read now: the public view cannot know the match as it stood the delay ago.
+    hub.publish("d", fresh(tagged(1, "1", "1"))).unwrap();
     settled(&relay_view, |r| {
         r.live().hub().state("d").is_some_and(|s| s.seq == 1)
     })
@@ -400,8 +405,8 @@ async fn the_public_view_lags_by_the_delay_and_the_arbiter_token_sees_live() {
     let (status, _) = get(&router, "/api/matches/d").await;
     assert_eq!(
         status,
-        StatusCode::NOT_FOUND,
-        "the public has not seen it yet"
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the public has not seen it yet, but the match is known: no 404"
     );
     let (status, body) = get(&router, "/api/matches/d?token=sesame").await;
     assert_eq!(status, StatusCode::OK);
@@ -421,6 +426,115 @@ async fn the_public_view_lags_by_the_delay_and_the_arbiter_token_sees_live() {
 
     table_loop.stop().await;
     relay_loop.stop().await;
+}
+
+/// `update` with its clocks read now.
+fn fresh(mut update: Update) -> Update {
+    update.state.clocks.at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        .try_into()
+        .unwrap();
+    update
+}
+
+/// Reads `body` until `text` has arrived.
+async fn body_until(body: &mut axum::body::BodyDataStream, text: &str) -> String {
+    let mut got = String::new();
+    tokio::time::timeout(LIMIT, async {
+        while !got.contains(text) {
+            let chunk = body.next().await.expect("the stream ended").unwrap();
+            got.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{text:?} not received; got {got:?}"));
+    got
+}
+
+/// Issue 21: a delayed relay just (re)started serves its public routes at once: a match
+/// whose retained state is older than the delay from that state, one with fresh clocks
+/// from a stream held open until its delayed copy is there; never a 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restarted_delayed_relay_serves_known_matches_at_once_or_holds_their_streams() {
+    let broker = broker();
+    let (old_hub, old_loop) = table(broker, "old");
+    // The common state's clocks were read months ago: still the state of a delay ago.
+    old_hub.publish("old", tagged(3, "1", "1")).unwrap();
+    let (new_hub, new_loop) = table(broker, "new");
+    new_hub.publish("new", fresh(tagged(2, "2", "1"))).unwrap();
+    let (watcher, mut retained) = raw(broker, "delay-restart-watcher").await;
+    watcher
+        .subscribe("bughouse/+/state", QoS::AtLeastOnce)
+        .await
+        .unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    tokio::time::timeout(LIMIT, async {
+        while seen.len() < 2 {
+            seen.insert(retained.recv().await.unwrap().0);
+        }
+    })
+    .await
+    .expect("both states retained");
+
+    let delay = Duration::from_secs(3);
+    let (relay_view, relay_loop) = relay(broker, "relay-delay-restart", delay);
+    let started = std::time::Instant::now();
+    settled(&relay_view, |r| {
+        r.live().hub().state("new").is_some_and(|s| s.seq == 1)
+            && r.live().hub().state("old").is_some_and(|s| s.seq == 1)
+    })
+    .await;
+    let router = relay::http::router(relay_view.clone(), HttpOptions::default());
+    // Known as it stood the delay ago: served at once, clocks moved by the delay.
+    let (status, body) = get(&router, "/api/matches/old").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body.contains("\"seq\":1"), "{body}");
+    let (status, _) = get(&router, "/match/old").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(started.elapsed() < delay, "checked within the delay");
+    // Fresh: the page is served, the JSON says "not yet" (503), the stream is held open.
+    let (status, _) = get(&router, "/match/new").await;
+    assert_eq!(status, StatusCode::OK);
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/new")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(response.headers().contains_key("retry-after"));
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/new/stream")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(started.elapsed() < delay, "answered within the delay");
+    let mut body = response.into_body().into_data_stream();
+    let got = body_until(&mut body, "retry:").await;
+    assert!(!got.contains("\"seq\""), "{got}");
+    // Then the match as it was the delay ago, on the same connection.
+    let got = body_until(&mut body, "\"seq\":1").await;
+    assert!(
+        started.elapsed() >= delay - Duration::from_millis(200),
+        "{got}"
+    );
+    // An unknown match is still unknown.
+    let (status, _) = get(&router, "/api/matches/nowhere/stream").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    for running in [old_loop, new_loop, relay_loop] {
+        running.stop().await;
+    }
 }
 
 fn token_opts() -> HttpOptions {

@@ -33,6 +33,8 @@ mod driver;
 mod games;
 #[path = "browser/gaps.rs"]
 mod gaps;
+#[path = "browser/layout.rs"]
+mod layout;
 #[path = "browser/page.rs"]
 mod page;
 #[path = "browser/tournament.rs"]

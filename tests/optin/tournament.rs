@@ -136,11 +136,12 @@ impl Mosquitto {
             .join("\n")
     }
 
-    async fn restart(&mut self) {
+    /// Stops it cleanly (`SIGTERM`: it saves its persistent sessions and retained
+    /// messages).
+    async fn stop(&mut self) {
         let child = self.child.take().expect("running");
         let exit = bugbridge_tests::child::terminate(child, self.name).await;
         assert!(exit.success(), "{}: {exit}\n{}", self.name, self.log());
-        self.spawn();
     }
 }
 
@@ -438,6 +439,74 @@ impl Drop for RelayProcess {
     }
 }
 
+/// A viewer of every table on each relay, reading in a task: the `seq`s of the events it
+/// received, and the stop signal.
+type Watchers = (
+    tokio::sync::watch::Sender<bool>,
+    Vec<(SocketAddr, &'static str, JoinHandle<Vec<u64>>)>,
+);
+
+async fn watching(relays: &[SocketAddr]) -> Watchers {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut tasks = Vec::new();
+    for &relay in relays {
+        for id in TABLES {
+            let mut sse = Sse::open(relay, id).await;
+            let mut stopped = stopped.clone();
+            let task = tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = stopped.wait_for(|s| *s) => break,
+                        // Only dropped at the end, with the stream.
+                        msg = sse.next() => if msg.is_none() { break },
+                    }
+                }
+                sse.events.iter().map(|e| e.seq).collect()
+            });
+            tasks.push((relay, id, task));
+        }
+    }
+    (stop, tasks)
+}
+
+/// Stops the watchers; the number of events the viewers did not get between the first and
+/// the last each got (a `seq` that jumps).
+async fn events_lost((stop, tasks): Watchers) -> u64 {
+    stop.send_replace(true);
+    let mut lost = 0;
+    for (relay, id, task) in tasks {
+        let seqs = task.await.expect("a watcher");
+        assert!(
+            !seqs.is_empty(),
+            "{id} at {relay}: no event (the relay ended the stream: it lost events)"
+        );
+        for pair in seqs.windows(2) {
+            assert!(pair[1] > pair[0], "{id} at {relay}: out of order {seqs:?}");
+            lost += pair[1] - pair[0] - 1;
+        }
+    }
+    lost
+}
+
+/// Waits until the relay on `relay` reports its broker down (`/readyz` 503) after at least
+/// `failures` failed attempts. Polled: the relay's streams say nothing while it waits.
+async fn until_down(relay: SocketAddr, failures: u64) {
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    let mut ticks = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        ticks.tick().await;
+        let (code, body) = http::get(relay, "/readyz").await;
+        let report: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        if code == 503 && report["mqtt"]["failures"].as_u64() >= Some(failures) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{relay} not reported down after {failures} failures: {code} {body}"
+        );
+    }
+}
+
 /// The tournament page's line of `id` at the relay serving HTTP on `relay`.
 async fn summary(relay: SocketAddr, id: &str) -> Option<TableSummary> {
     let (status, body) = http::get(relay, "/api/tournament").await;
@@ -614,6 +683,29 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
     listening(central_addr, "the central broker").await;
     listening(room_addr, "the room broker").await;
 
+    // A relay with a wrong password says so (issue 21): a warning naming the cause on its
+    // stderr, /readyz 503 with the reason, bugbridge_mqtt_connected 0.
+    let wrong = RelayProcess::start(
+        &format!("mqtt://relay:not-the-password@{central_addr}"),
+        "relay-wrong",
+        secrets.path(),
+    )
+    .await;
+    until_relay(wrong.http, "the refusal reported", || async {
+        let (code, body) = http::get(wrong.http, "/readyz").await;
+        (!(code == 503 && body.contains("not-authorised")))
+            .then(|| format!("/readyz {code}: {body}"))
+    })
+    .await;
+    let (_, metrics) = http::get(wrong.http, "/metrics").await;
+    assert!(metrics.contains("bugbridge_mqtt_connected 0"), "{metrics}");
+    let log = std::fs::read_to_string(&wrong.log).unwrap_or_default();
+    assert!(
+        log.contains("WARN") && log.contains("password") && log.contains("--mqtt"),
+        "{log}"
+    );
+    drop(wrong);
+
     let relay_url = format!("mqtt://relay:{RELAY_PASSWORD}@{central_addr}");
     let first = RunningRelay::start(&relay_url, "relay-1", Duration::ZERO).await;
     let mut second = RelayProcess::start(&relay_url, "relay-2", secrets.path()).await;
@@ -623,6 +715,12 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
     }
     tables = played(playing(tables, Some(4))).await;
     relays_match(&[first.http, second.http], &tables, "after the first moves").await;
+    for relay in [first.http, second.http] {
+        let (code, body) = http::get(relay, "/readyz").await;
+        assert_eq!(code, 200, "{body}");
+        let (_, metrics) = http::get(relay, "/metrics").await;
+        assert!(metrics.contains("bugbridge_mqtt_connected 1"), "{metrics}");
+    }
 
     // An alert of table 2 (as its daemon would publish it) on both arbiter consoles.
     let table_two = client(room_addr, TABLES[1], &table_password(TABLES[1])).await;
@@ -657,16 +755,26 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
     .await;
 
     // The central broker restarted mid-round: the bridge and both relays reconnect, the
-    // moves played meanwhile arrive through the room broker's queue.
-    let round = playing(tables, Some(16));
-    central.restart().await;
-    tables = played(round).await;
+    // moves played meanwhile arrive through the room broker's queue. Every per-match viewer
+    // of both relays gets every event, in order, none skipped (issue 21: the relays' persistent
+    // sessions on the central broker, kept across its restart by `persistence true`).
+    // Down while the tables play two moves and until the relay process's reconnect back-off
+    // (100 ms doubling) is past 3 s: the bridge (reconnecting within 2 s) then delivers the
+    // room's queue before that relay is back, as in the outside check.
+    let watchers = watching(&[first.http, second.http]).await;
+    central.stop().await;
+    tables = played(playing(tables, Some(14))).await;
+    until_down(second.http, 5).await;
+    central.spawn();
+    tables = played(playing(tables, Some(16))).await;
     relays_match(
         &[first.http, second.http],
         &tables,
         "after the central broker's restart",
     )
     .await;
+    let lost = events_lost(watchers).await;
+    assert_eq!(lost, 0, "events lost across the central broker's restart");
 
     // The table process killed: its last will says `offline` at both relays; started
     // again (from its journal), it recovers and plays on.

@@ -30,7 +30,7 @@ mod arbiter;
 mod export;
 pub use export::{BpgnExporter, set_bpgn_exporter};
 mod games;
-mod pages;
+pub(crate) mod pages;
 pub mod sse;
 
 use std::fmt;

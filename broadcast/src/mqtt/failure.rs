@@ -67,23 +67,32 @@ fn io_problem(e: &std::io::Error) -> (Problem, String) {
     }
 }
 
+/// Where a daemon's credentials are configured, named in the reasons.
+const DAEMON_KEYS: &str = "mqtt.username, mqtt.password_file";
+
 /// Classifies a connection error. `connected` says whether the connection had been
 /// accepted (a close before that means the broker turned this client away).
 #[must_use]
 pub fn classify(e: &ConnectionError, connected: bool) -> (Problem, String) {
+    classify_with(e, connected, DAEMON_KEYS)
+}
+
+/// [`classify`], naming `keys` as where the user name and password are set (a relay takes
+/// them from its `--mqtt` URL, a daemon from its configuration).
+#[must_use]
+pub fn classify_with(e: &ConnectionError, connected: bool, keys: &str) -> (Problem, String) {
     match e {
         ConnectionError::ConnectionRefused(code) => match code {
             ConnectReturnCode::BadUserNamePassword => (
                 Problem::NotAuthorised,
-                "the broker refused the user name or password (mqtt.username, \
-                 mqtt.password_file)"
-                    .to_owned(),
+                format!("the broker refused the user name or password ({keys})"),
             ),
             ConnectReturnCode::NotAuthorized => (
                 Problem::NotAuthorised,
-                "the broker says this client is not authorised: check the user name or \
-                 password (mqtt.username, mqtt.password_file) and the broker's access rules"
-                    .to_owned(),
+                format!(
+                    "the broker says this client is not authorised: check the user name or \
+                     password ({keys}) and the broker's access rules"
+                ),
             ),
             other => (
                 Problem::Refused,
@@ -94,13 +103,13 @@ pub fn classify(e: &ConnectionError, connected: bool) -> (Problem, String) {
         ConnectionError::Io(io) | ConnectionError::MqttState(StateError::Io(io)) => {
             let (problem, text) = io_problem(io);
             if problem == Problem::Lost && !connected {
-                (Problem::Closed, closed_text())
+                (Problem::Closed, closed_text(keys))
             } else {
                 (problem, text)
             }
         }
         ConnectionError::MqttState(StateError::ConnectionAborted) if !connected => {
-            (Problem::Closed, closed_text())
+            (Problem::Closed, closed_text(keys))
         }
         ConnectionError::MqttState(StateError::ConnectionAborted) => {
             (Problem::Lost, "the broker closed the connection".to_owned())
@@ -113,10 +122,11 @@ pub fn classify(e: &ConnectionError, connected: bool) -> (Problem, String) {
     }
 }
 
-fn closed_text() -> String {
-    "the broker closed the connection before accepting it: a wrong user name or password \
-     (mqtt.username, mqtt.password_file)?"
-        .to_owned()
+fn closed_text(keys: &str) -> String {
+    format!(
+        "the broker closed the connection before accepting it: a wrong user name or password \
+         ({keys})?"
+    )
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! | method, path | what |
 //! |---|---|
 //! | `GET /` | the tournament page: every table live, grouped by `Event`/`Round`, ordered by `Table` |
-//! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table |
-//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array), then `event: table` frames, every [`PAGE_FLUSH`](super::view::PAGE_FLUSH) each table changed since, once |
+//! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table, in `Table` order ([`table_order`]) |
+//! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array, in `Table` order), then `event: table` frames, every [`PAGE_FLUSH`](super::view::PAGE_FLUSH) each table changed since, once |
 //! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order |
 //! | `GET /arbiter` | the arbiter console: every table's alerts, newest first (token; a login form without) |
 //! | `GET /api/tournament/alerts?table=ID` | JSON array of [`ConsoleAlert`], newest first (token) |
@@ -31,6 +31,7 @@ use tokio::time::{Instant, interval_at};
 use tower::ServiceExt;
 
 use super::Relay;
+use super::held;
 use super::view::{ConsoleAlert, TableSummary, View};
 use crate::http::sse::event_stream;
 use crate::http::{ArbiterToken, HttpOptions};
@@ -193,10 +194,45 @@ async fn dispatch(State(app): State<RelayHttp>, request: Request) -> Response {
         request.headers(),
         request.uri().query(),
     );
+    if !arbiter
+        && !app.relay.delay().is_zero()
+        && let Some((id, route)) = held_route(request.uri().path())
+        && app.relay.public().hub().entry(id).is_none()
+        && app.relay.live().hub().entry(id).is_some()
+    {
+        // A match the live view has and the delayed one not yet (this relay started less
+        // than the delay ago): never a 404, which would make a browser give up.
+        let id = id.to_owned();
+        return match route {
+            Held::Page => Html(crate::http::pages::VIEWER_HTML).into_response(),
+            Held::Stream => held::stream(app.relay, app.public, app.opts.keep_alive, id, request),
+            Held::Json => held::not_yet(&app.relay, &id),
+        };
+    }
     let router = if arbiter { app.live } else { app.public };
     match router.oneshot(request).await {
         Ok(response) => response,
         Err(never) => match never {},
+    }
+}
+
+/// The per-match routes a delayed view may not have yet.
+enum Held {
+    Page,
+    Stream,
+    Json,
+}
+
+fn held_route(path: &str) -> Option<(&str, Held)> {
+    if let Some(id) = path.strip_prefix("/match/") {
+        return Some((id, Held::Page));
+    }
+    let rest = path.strip_prefix("/api/matches/")?;
+    match rest.split_once('/') {
+        None => Some((rest, Held::Json)),
+        Some((id, "stream")) => Some((id, Held::Stream)),
+        Some((id, "bpgn")) => Some((id, Held::Json)),
+        Some(_) => None,
     }
 }
 
@@ -325,13 +361,17 @@ struct RoundQuery {
 /// tables without one; the match id breaks ties.
 #[must_use]
 pub fn table_order(table: &TableSummary) -> (u64, String, String) {
-    let tag = table.tags.get("Table").cloned().unwrap_or_default();
+    order_key(table.tags.get("Table").map(String::as_str), &table.id)
+}
+
+fn order_key(tag: Option<&str>, id: &str) -> (u64, String, String) {
+    let tag = tag.unwrap_or_default().to_owned();
     let number = if tag.is_empty() {
         u64::MAX
     } else {
         tag.trim().parse().unwrap_or(u64::MAX - 1)
     };
-    (number, tag, table.id.clone())
+    (number, tag, id.to_owned())
 }
 
 fn file_part(text: &str) -> String {
@@ -350,12 +390,11 @@ async fn round_bpgn(State(app): State<RelayHttp>, request: Request) -> Response 
             .as_ref()
             .is_none_or(|v| table.tags.get(key).map(String::as_str) == Some(v.as_str()))
     };
-    let mut chosen: Vec<TableSummary> = view
+    let chosen: Vec<TableSummary> = view
         .summaries()
         .into_iter()
         .filter(|t| wanted("Event", &query.event, t) && wanted("Round", &query.round, t))
         .collect();
-    chosen.sort_by_key(table_order);
     let mut body = String::new();
     for table in &chosen {
         let Some(bpgn) = view.hub().bpgn(&table.id) else {
@@ -549,4 +588,23 @@ async fn ack(
     }
     let list = app.relay.set_acked(&match_id, seq, acked);
     axum::Json(serde_json::json!({ "acked": list })).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_go_by_number_then_other_tags_then_untagged_then_id() {
+        let mut list = [
+            ("a", None),
+            ("b", Some("10")),
+            ("c", Some("Top")),
+            ("e", Some("2")),
+            ("d", Some("2")),
+        ];
+        list.sort_by_key(|(id, tag)| order_key(*tag, id));
+        let ids: Vec<&str> = list.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, ["d", "e", "b", "c", "a"]);
+    }
 }

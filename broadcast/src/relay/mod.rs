@@ -31,6 +31,7 @@
 //! `<prefix>/<match>/operator` (QoS 1, not retained), for the table's daemon to apply.
 
 pub mod delay;
+mod held;
 pub mod http;
 pub mod message;
 mod subscriber;
@@ -65,6 +66,11 @@ pub struct RelayOptions {
 pub struct RelayStatus {
     /// Whether the connection is up.
     pub connected: bool,
+    /// Why the last connection attempt failed or the connection was lost (`None` while
+    /// connected or before the first attempt).
+    pub problem: Option<crate::mqtt::Problem>,
+    /// Failed connection attempts since the last successful one.
+    pub failures: u64,
     /// `ConnAck`s received so far.
     pub connections: u64,
     /// Messages applied to the live view so far.

@@ -17,12 +17,19 @@ use super::delay::DelayBuffer;
 use super::message::{Message, split_topic};
 use super::view::{Applied, View};
 use super::{RelayLoop, RelayStatus};
+use crate::health::MqttHealth;
+use crate::hub::Hub;
+use crate::mqtt::failure::{Problem, classify_with};
 use crate::mqtt::{BrokerUrl, PublisherOptions};
 use crate::wire::topic;
 
 /// What the poller forwards.
 enum Polled {
-    Connected,
+    Connected {
+        /// The broker kept this client's session (its subscriptions and the messages
+        /// queued for it while it was away).
+        session_present: bool,
+    },
     Disconnected,
     Publish {
         topic: String,
@@ -41,6 +48,15 @@ const LEAVES: [&str; 7] = [
     super::message::ALERT_LOG,
 ];
 
+/// `mqtt://host:port` or `mqtts://host:port`, for the logs and the health report.
+fn broker_name(opts: &PublisherOptions) -> String {
+    match &opts.url {
+        BrokerUrl::Tcp { host, port } => format!("mqtt://{host}:{port}"),
+        BrokerUrl::Tls { host, port } => format!("mqtts://{host}:{port}"),
+        BrokerUrl::Embedded => "embedded".to_owned(),
+    }
+}
+
 fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
     let (host, port, tls) = match &opts.url {
         BrokerUrl::Tcp { host, port } => (host.clone(), *port, false),
@@ -50,6 +66,8 @@ fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
     };
     let mut mqtt = MqttOptions::new(opts.client_id.clone(), host, port);
     mqtt.set_keep_alive(opts.keep_alive.max(Duration::from_secs(1)))
+        // The first connection wipes whatever session an earlier relay with this client id
+        // left; the poller then reconnects with a persistent one (see `poll`).
         .set_clean_session(true)
         .set_max_packet_size(8 * 1024 * 1024, 8 * 1024 * 1024)
         .set_inflight(100);
@@ -72,36 +90,132 @@ fn mqtt_options(opts: &PublisherOptions) -> MqttOptions {
     mqtt
 }
 
+/// Where the relay's credentials come from, named in the reasons of a refusal.
+const KEYS: &str = "the user and password in --mqtt";
+
+/// Publishes the connection's state where `/healthz`, `/readyz` and `/metrics` read it: in
+/// both views' hubs, since either may answer a request.
+#[derive(Clone)]
+struct Reporter {
+    hubs: Vec<Hub>,
+    broker: String,
+    status: watch::Sender<RelayStatus>,
+}
+
+impl Reporter {
+    fn set(&self, connected: bool, problem: Option<(&'static str, String)>, failures: u64) {
+        for hub in &self.hubs {
+            hub.metrics().mqtt_connected.set(i64::from(connected));
+            hub.health().set_mqtt(MqttHealth {
+                broker: self.broker.clone(),
+                connected,
+                problem: problem.as_ref().map(|(p, _)| *p),
+                reason: problem.as_ref().map(|(_, r)| r.clone()),
+                failures,
+            });
+        }
+    }
+
+    fn connected(&self) {
+        for hub in &self.hubs {
+            hub.metrics().mqtt_connections.inc();
+        }
+        self.set(true, None, 0);
+    }
+}
+
 async fn poll(
     mut eventloop: EventLoop,
+    client: AsyncClient,
     tx: mpsc::UnboundedSender<Polled>,
     backoff: (Duration, Duration),
+    report: Reporter,
 ) {
     let (min, max) = backoff;
+    let broker = report.broker.clone();
     let mut delay = min;
     let mut up = false;
+    // The last failure said in the log: the same one again is a debug line, a new kind of
+    // failure (or a recovery) is said again, at WARN.
+    let mut said: Option<Problem> = None;
+    let mut failures = 0u64;
+    // The first connection is a clean one, to drop a stale session (its queue and its
+    // subscriptions: a broker need not re-send the retained messages of a subscription it
+    // already has); it is closed at once and every later connection asks for a persistent
+    // session: while the relay is away (its link dropped, or the broker restarted with
+    // `persistence true`), the broker queues the QoS 1 messages of its subscriptions and
+    // delivers them, in order, when it is back; no event is missed.
+    let mut wiping = eventloop.mqtt_options.clean_session();
+    let mut closing_wipe = false;
     loop {
         let polled = match eventloop.poll().await {
-            Ok(Event::Incoming(Packet::ConnAck(_))) => {
+            Ok(Event::Incoming(Packet::ConnAck(_))) if wiping => {
+                wiping = false;
+                closing_wipe = true;
+                eventloop.mqtt_options.set_clean_session(false);
+                let _ = client.try_disconnect();
+                continue;
+            }
+            Ok(Event::Incoming(Packet::ConnAck(ack))) => {
                 delay = min;
                 up = true;
-                Polled::Connected
+                report.connected();
+                if said.take().is_some() {
+                    tracing::info!(%broker, failures, "relay: MQTT connected again");
+                } else {
+                    tracing::info!(%broker, "relay: MQTT connected");
+                }
+                failures = 0;
+                report.status.send_modify(|s| {
+                    s.connected = true;
+                    s.problem = None;
+                    s.failures = 0;
+                });
+                Polled::Connected {
+                    session_present: ack.session_present,
+                }
             }
             Ok(Event::Incoming(Packet::Publish(p))) => Polled::Publish {
                 topic: p.topic,
                 payload: p.payload,
             },
+            Ok(Event::Outgoing(Outgoing::Disconnect)) if closing_wipe => continue,
             // Our own goodbye: the loop is done.
-            Ok(Event::Outgoing(Outgoing::Disconnect)) => return,
+            Ok(Event::Outgoing(Outgoing::Disconnect)) => {
+                report.set(
+                    false,
+                    Some(("stopped", "the relay is stopping".to_owned())),
+                    0,
+                );
+                return;
+            }
             Ok(_) => continue,
+            Err(_) if closing_wipe => {
+                // The end of the wiping connection: connect again at once, persistently.
+                closing_wipe = false;
+                eventloop.clean();
+                continue;
+            }
             Err(e) => {
-                if std::mem::replace(&mut up, false) {
-                    tracing::warn!(error = %e, "relay: MQTT connection lost");
-                    if tx.send(Polled::Disconnected).is_err() {
-                        return;
-                    }
+                let was_up = std::mem::replace(&mut up, false);
+                let (problem, reason) = classify_with(&e, was_up, KEYS);
+                failures += 1;
+                report.set(false, Some((problem.code(), reason.clone())), failures);
+                if was_up {
+                    tracing::warn!(%broker, problem = problem.code(), "relay: MQTT connection lost: {reason}");
+                } else if said != Some(problem) {
+                    tracing::warn!(%broker, problem = problem.code(), "relay: MQTT cannot connect: {reason}; retrying");
                 } else {
-                    tracing::debug!(error = %e, ?delay, "relay: MQTT connect failed");
+                    tracing::debug!(error = %e, ?delay, failures, "relay: MQTT connect failed again");
+                }
+                said = Some(problem);
+                report.status.send_modify(|s| {
+                    s.connected = false;
+                    s.problem = Some(problem);
+                    s.failures = failures;
+                });
+                if was_up && tx.send(Polled::Disconnected).is_err() {
+                    return;
                 }
                 eventloop.clean();
                 // Reconnect back-off, not synchronisation.
@@ -152,6 +266,28 @@ async fn sleep_until_due(due: Option<Instant>) {
     }
 }
 
+/// Whether `message` goes to the public view at once as well as after the delay: when the
+/// public view does not have the match yet (a delayed relay just started) and the message
+/// shows the match as it stood `delay` ago. That is known of a retained state whose clocks
+/// were read at least `delay` ago (the table has published no newer state since), and of
+/// its BPGN once that state is shown; a table's `online`/`offline` status is no secret
+/// and is taken at once. Anything else waits for the delay, and the public streams of a
+/// match the live view knows are held open until then ([`super::http`]).
+fn seeds(public: &View, id: &str, message: &Message, delay: Duration) -> bool {
+    let hub = public.hub();
+    match message {
+        Message::Status(_) => public.online(id).is_none(),
+        Message::State(state) => {
+            let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+            hub.state(id).is_none()
+                && state.clocks.at > 0
+                && state.clocks.at.saturating_add(delay_ms) <= super::view::now_ms()
+        }
+        Message::Bpgn(_) => hub.state(id).is_some() && hub.bpgn(id).is_none_or(|b| b.is_empty()),
+        _ => false,
+    }
+}
+
 /// Moves the clocks' reading time by `delay` so that a delayed state's running clock is
 /// extrapolated as it was then.
 fn delayed(message: Message, delay: Duration) -> Message {
@@ -179,10 +315,22 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
     let prefix = opts.mqtt.topic_prefix.clone();
     let (client, eventloop) = AsyncClient::new(mqtt_options(&opts.mqtt), 4096);
     let (polled_tx, mut polled) = mpsc::unbounded_channel();
+    let report = Reporter {
+        hubs: if opts.delay.is_zero() {
+            vec![live.hub().clone()]
+        } else {
+            vec![live.hub().clone(), public.hub().clone()]
+        },
+        broker: broker_name(&opts.mqtt),
+        status: status.clone(),
+    };
+    report.set(false, Some(("starting", "not connected yet".to_owned())), 0);
     let poller = tokio::spawn(poll(
         eventloop,
+        client.clone(),
         polled_tx,
         (opts.mqtt.backoff_min, opts.mqtt.backoff_max),
+        report,
     ));
     let delay = opts.delay;
     let (delay_tx, delay_task) = if delay.is_zero() {
@@ -205,8 +353,16 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
             }
             received = polled.recv() => match received {
                 None => break,
-                Some(Polled::Connected) => {
+                Some(Polled::Connected { session_present }) => {
                     resyncing.clear();
+                    let first = status.borrow().connections == 0;
+                    status.send_modify(|s| s.connections += 1);
+                    if session_present && !first {
+                        // The broker kept the subscriptions and is delivering what was
+                        // queued: subscribing again would only re-send the retained state.
+                        tracing::info!(%prefix, "relay: MQTT connected, session resumed");
+                        continue;
+                    }
                     let filters = LEAVES.iter().map(|leaf| {
                         SubscribeFilter::new(format!("{prefix}/+/{leaf}"), QoS::AtLeastOnce)
                     });
@@ -214,10 +370,6 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                         tracing::warn!(error = %e, "relay: cannot subscribe");
                     }
                     tracing::info!(%prefix, "relay: MQTT connected, subscribed");
-                    status.send_modify(|s| {
-                        s.connected = true;
-                        s.connections += 1;
-                    });
                 }
                 Some(Polled::Disconnected) => status.send_modify(|s| s.connected = false),
                 Some(Polled::Publish { topic: name, payload }) => {
@@ -243,6 +395,11 @@ pub(super) async fn run(relay: RelayLoop, shutdown: impl Future<Output = ()>) {
                         .as_ref()
                         .filter(|_| !arbiters_only)
                         .map(|_| message.clone());
+                    if let Some(message) = queued.as_ref().filter(|m| seeds(&public, &id, m, delay)) {
+                        // A restarted delayed relay: what is already as it stood `delay` ago
+                        // is shown at once, not after the delay.
+                        public.apply(&id, delayed(message.clone(), delay));
+                    }
                     let applied = live.apply(&id, message);
                     if applied == Applied::AlertLog {
                         // Retained, so that a relay started later shows these alerts too.

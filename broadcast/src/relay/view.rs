@@ -76,7 +76,7 @@ pub enum Applied {
 }
 
 /// Now, in ms since the Unix epoch.
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
@@ -418,10 +418,15 @@ impl View {
         }
     }
 
-    /// Every table's line, sorted by id (the page groups and orders them by their tags).
+    /// Every table's line, in `Table` order ([`table_order`](super::http::table_order):
+    /// numeric `Table` tags by number, then other tags, then tables without one; the id
+    /// breaks ties), as the page and the round BPGN show them.
     #[must_use]
     pub fn summaries(&self) -> Vec<TableSummary> {
-        self.table_ids().iter().map(|id| self.summary(id)).collect()
+        let mut list: Vec<TableSummary> =
+            self.table_ids().iter().map(|id| self.summary(id)).collect();
+        list.sort_by_key(super::http::table_order);
+        list
     }
 
     /// The tables' lines as they change (state or status), as `event: table` SSE frames, a

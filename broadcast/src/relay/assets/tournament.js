@@ -29,7 +29,8 @@
   function clock(t, b, color) {
     const c = (t.clocks || {})[b] || {};
     let v = c[color] || 0;
-    if (c.running === color && t.clocks.at && !t.result) v -= (Date.now() - t.clocks.at) / 1000;
+    // An offline table's clocks are its last readings: nothing runs while no one reads them.
+    if (c.running === color && t.clocks.at && !t.result && t.status !== "offline") v -= (Date.now() - t.clocks.at) / 1000;
     return v;
   }
 
@@ -50,12 +51,19 @@
     const info = (t.boards || {})[b] || {};
     const running = ((t.clocks || {})[b] || {}).running;
     el.innerHTML = "";
+    const tags = t.tags || {};
     for (const color of ["white", "black"]) {
+      const seat = document.createElement("span");
+      seat.className = "seat " + color;
+      const name = document.createElement("span");
+      name.className = "name";
+      name.textContent = info[color] || tags[(color === "white" ? "White" : "Black") + b] || (color === "white" ? "White" : "Black");
       const span = document.createElement("span");
-      span.className = "clock" + (running === color ? " running" : "");
+      span.className = "clock" + (running === color && t.status !== "offline" ? " running" : "");
       span.dataset.clock = b + "-" + color;
-      span.textContent = (info[color] || (color === "white" ? "White" : "Black")) + " " + fmt(clock(t, b, color));
-      el.appendChild(span);
+      span.textContent = fmt(clock(t, b, color));
+      seat.append(name, span);
+      el.appendChild(seat);
     }
   }
 
