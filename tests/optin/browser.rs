@@ -18,8 +18,12 @@
 //! * [`the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view`]: a broker
 //!   that cannot be reached shows as `MQTT down (refused)` in both pages' header.
 //!
+//! * [`arbiter`]: the arbiter view's result (teams named, the ruleset's end reasons, a
+//!   correction), promotion and replace forms change the record.
 //! * [`gaps`]: a board cut off (marked), a move reconstructed after its replug (marked),
 //!   and a board nothing explains after a replug, drawn as it stands and "not recorded".
+//! * [`pages`]: the move lists scrolled to the current move (live on load, and while a
+//!   recorded game is stepped through), and a one-board table.
 //! * [`tournament`]: the relay's tournament page, and its public delay.
 //!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
@@ -27,6 +31,8 @@
 //! daemon's API, each bounded by [`LIMIT`](bugbridge_tests::LIMIT); no fixed sleeps, no
 //! fixed ports.
 
+#[path = "browser/arbiter.rs"]
+mod arbiter;
 #[path = "browser/driver.rs"]
 mod driver;
 #[path = "browser/games.rs"]
@@ -35,6 +41,8 @@ mod games;
 mod gaps;
 #[path = "browser/page.rs"]
 mod page;
+#[path = "browser/pages.rs"]
+mod pages;
 #[path = "browser/tournament.rs"]
 mod tournament;
 
@@ -413,7 +421,7 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
         form.find(Locator::Css(&format!("select[name={name}]")))
             .await
             .expect("a select")
-            .select_by_label(value)
+            .select_by_value(value)
             .await
             .expect("an option");
     }
