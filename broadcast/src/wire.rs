@@ -318,6 +318,10 @@ pub struct BoardClock {
     /// Whose clock runs, or `None` when the clock is stopped.
     #[serde(default)]
     pub running: Option<Side>,
+    /// No reading of this board's clock yet: a board without a clock (or not configured),
+    /// or a clock not yet read; the times are then 0 and mean nothing. Absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unread: bool,
 }
 
 /// The four clocks as last read.

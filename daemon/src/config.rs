@@ -810,7 +810,9 @@ fn log_level(value: &str) -> Result<String, String> {
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'))
                 {
-                    return Err(format!("{target:?} is not a target (a module path like bugbridge::infer)"));
+                    return Err(format!(
+                        "{target:?} is not a target (a module path like bugbridge::infer)"
+                    ));
                 }
                 out.push(format!("{target}={}", level(l)?));
             }
@@ -900,7 +902,10 @@ dir = "games"
             assert!(e.position.is_some(), "{bad:?}: {e}");
         }
         let e = with("verbose").unwrap_err().to_string();
-        assert!(e.contains("log.level") && e.contains("not a log level"), "{e}");
+        assert!(
+            e.contains("log.level") && e.contains("not a log level"),
+            "{e}"
+        );
     }
 
     #[test]

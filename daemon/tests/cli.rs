@@ -513,7 +513,11 @@ fn listen_on_something_that_is_no_serial_port_exits_2_at_once() {
             .arg(port));
         assert_eq!(out.status.code(), Some(2), "{}", port.display());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("not a serial port"), "{}: {err}", port.display());
+        assert!(
+            err.contains("not a serial port"),
+            "{}: {err}",
+            port.display()
+        );
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -524,10 +528,20 @@ fn emulate_refuses_parity_auto_clearly() {
     let trace = dir.join("t.jsonl");
     std::fs::write(&trace, "").unwrap();
     let out = run(bin()
-        .args(["emulate", "--driver", "millennium", "--parity", "auto", "--trace"])
+        .args([
+            "emulate",
+            "--driver",
+            "millennium",
+            "--parity",
+            "auto",
+            "--trace",
+        ])
         .arg(&trace));
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--parity auto") && err.contains("odd"), "{err}");
+    assert!(
+        err.contains("--parity auto") && err.contains("odd"),
+        "{err}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -589,7 +589,10 @@ fn the_example_configurations_run_from_the_repository_root_as_written() {
             .http
             .as_ref()
             .and_then(|h| h.arbiter_token_file.clone());
-        for line in text.lines().filter(|l| l.starts_with('#') && l.contains("> ")) {
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with('#') && l.contains("> "))
+        {
             let Some(target) = line.rsplit("> ").next().map(str::trim) else {
                 continue;
             };
@@ -624,5 +627,8 @@ fn the_readme_makes_the_man_directory_before_writing_into_it() {
     let mkdir = readme
         .find("mkdir -p /usr/local/share/man/man1")
         .expect("the README makes the man1 directory");
-    assert!(mkdir < tee, "the man1 directory is made after it is written into");
+    assert!(
+        mkdir < tee,
+        "the man1 directory is made after it is written into"
+    );
 }

@@ -73,7 +73,10 @@ pub(crate) const FAVICON: &[u8] = include_bytes!("assets/favicon.ico");
 pub(crate) async fn favicon() -> Response {
     (
         [
-            (header::CONTENT_TYPE, HeaderValue::from_static("image/x-icon")),
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("image/x-icon"),
+            ),
             (
                 header::CACHE_CONTROL,
                 HeaderValue::from_static("public, max-age=86400"),

@@ -135,11 +135,12 @@ pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
         .into_iter()
         .map(|p| {
             let board = p.usb.as_ref().and_then(|u| known_usb_board(u.vid, u.pid));
-            let (probed, probe_error) = match probe_timeout.map(|t| try_probe(Path::new(&p.path), t)) {
-                Some(Ok(kind)) => (kind, None),
-                Some(Err(e)) => (None, Some(open_error(&e))),
-                None => (None, None),
-            };
+            let (probed, probe_error) =
+                match probe_timeout.map(|t| try_probe(Path::new(&p.path), t)) {
+                    Some(Ok(kind)) => (kind, None),
+                    Some(Err(e)) => (None, Some(open_error(&e))),
+                    None => (None, None),
+                };
             PortReport {
                 probe_error,
                 stable_names: stable_names(Path::new(&p.path)),

@@ -212,8 +212,14 @@ impl Emulator {
             ..EmulatorStatus::default()
         });
         let link_path = config.link_path.clone();
-        let player =
-            player::Player::new(config, events, (initial, origin), increment, pair, status_tx);
+        let player = player::Player::new(
+            config,
+            events,
+            (initial, origin),
+            increment,
+            pair,
+            status_tx,
+        );
         let thread = std::thread::Builder::new()
             .name("bugbridge-emulator".into())
             .spawn(move || player.run(rx))?;

@@ -9,9 +9,9 @@
 //!
 //! each checked in the daemon's state (`GET /api/matches/<id>`).
 
+use bugbridge::rules::RulesetName;
 use bugbridge::rules::notation::bfen::parse_bfen;
 use bugbridge::rules::notation::san::San;
-use bugbridge::rules::RulesetName;
 use bugbridge_broadcast::wire::{Board, MatchState, Side};
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
 use bugbridge_tests::game::TestGame;
@@ -60,7 +60,12 @@ async fn applied(browser: &Browser, n: usize) {
 
 /// Waits until the page has a state for which `test` (a JS expression over `s`) holds,
 /// then returns the daemon's.
-async fn page_state(browser: &Browser, addr: std::net::SocketAddr, what: &str, test: &str) -> MatchState {
+async fn page_state(
+    browser: &Browser,
+    addr: std::net::SocketAddr,
+    what: &str,
+    test: &str,
+) -> MatchState {
     browser
         .wait_for(
             what,
@@ -134,7 +139,9 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
     assert_eq!(form["correct"], false, "{form}");
 
     table
-        .play_moves(game.moves.len(), &mut async |k| wait_moves(&browser, k).await)
+        .play_moves(game.moves.len(), &mut async |k| {
+            wait_moves(&browser, k).await
+        })
         .await;
 
     // Promotion: 32A. c8=Q+ was a rook.
@@ -191,7 +198,14 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
         &[
             ("board", board.as_str()),
             ("number", &number.to_string()),
-            ("side", if side == Side::White { "white" } else { "black" }),
+            (
+                "side",
+                if side == Side::White {
+                    "white"
+                } else {
+                    "black"
+                },
+            ),
             ("san", &other),
         ],
     )
@@ -208,7 +222,10 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
     )
     .await;
     let entry = &state.moves[last];
-    assert_eq!((entry.board, entry.number, entry.san.as_str()), (board, number, other.as_str()));
+    assert_eq!(
+        (entry.board, entry.number, entry.san.as_str()),
+        (board, number, other.as_str())
+    );
 
     // Result: 0-1 by resignation, then corrected to a draw by agreement.
     submit(
@@ -221,7 +238,10 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
     applied(&browser, 3).await;
     let state = page_state(&browser, addr, "the result on the page", "!!s.result").await;
     let result = state.result.expect("a result");
-    assert_eq!((result.result.as_str(), result.reason.as_str()), ("0-1", "resignation"));
+    assert_eq!(
+        (result.result.as_str(), result.reason.as_str()),
+        ("0-1", "resignation")
+    );
     browser
         .wait_for(
             "the correct checkbox offered for the ended game",

@@ -94,8 +94,9 @@
     for (const b of ["A", "B"]) {
       for (const c of ["white", "black"]) {
         const el = clocks[b + c];
-        // A board the table's configuration does not have has no clock to show.
-        el.hidden = !configured(st, b);
+        // A board the table's configuration does not have, or whose clock has never been
+        // read (a board without a clock), has no clock to show (not a flagged 0.0).
+        el.hidden = !configured(st, b) || !!(st.clocks && st.clocks[b] && st.clocks[b].unread);
         if (el.hidden) { el.textContent = ""; el.classList.remove("running", "low", "flagged"); continue; }
         const v = clockValue(b, c);
         el.textContent = fmt(v);
