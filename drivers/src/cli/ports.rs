@@ -283,6 +283,7 @@ mod tests {
             usb: None,
             board: None,
             probed: None,
+            probe_error: None,
             stable_names: names,
         };
         let line = report.to_string();
