@@ -350,6 +350,29 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
         alert.as_str().is_some_and(|t| t.contains("board B")),
         "{alert}"
     );
+    // It shows the game's number and the time of day it was raised (`game`, `wall`).
+    let shown = browser
+        .eval(
+            "const li = document.querySelector('#alerts li[data-code=\"link-lost\"]'); \
+             const a = window.bugbridge.alerts.find(x => x.code === 'link-lost'); \
+             return [li.querySelector('.game').textContent, li.querySelector('.when').textContent, a.game, a.wall, Date.now()];",
+            vec![],
+        )
+        .await;
+    assert_eq!(shown[0], "game 1", "{shown}");
+    assert!(
+        shown[1]
+            .as_str()
+            .is_some_and(|t| t.len() == 8 && t.matches(':').count() == 2),
+        "a time of day hh:mm:ss: {shown}"
+    );
+    assert_eq!(shown[2], 1, "{shown}");
+    let (wall, now) = (shown[3].as_u64(), shown[4].as_u64());
+    assert!(
+        wall.zip(now)
+            .is_some_and(|(w, n)| w <= n + 5_000 && n - w < 600_000),
+        "the alert's wall time is now: {shown}"
+    );
     table
         .emulator_mut(BoardId::B)
         .replug()
