@@ -60,6 +60,7 @@
       select.textContent = "";
       for (const r of reasons) {
         const o = document.createElement("option");
+        o.value = r;
         o.textContent = r;
         select.append(o);
       }
