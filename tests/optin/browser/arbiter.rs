@@ -7,7 +7,8 @@
 //! * the promotion form: `32A. c8=Q+` declared a rook;
 //! * the replace form: the game's last move replaced by another legal move;
 //!
-//! each checked in the daemon's state (`GET /api/matches/<id>`).
+//! each checked in the daemon's state (`GET /api/matches/<id>`); and under `uscf2006`
+//! (a flag counts when claimed) a flag fall confirmed with the alert's one button.
 
 use bugbridge::rules::RulesetName;
 use bugbridge::rules::notation::bfen::parse_bfen;
@@ -274,6 +275,106 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
         ("1/2-1/2", "draw-agreement")
     );
     browser.screenshot("browser-arbiter-forms").await;
+
+    browser.close().await;
+    daemon.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_fall_under_a_claim_ruleset_is_confirmed_in_one_click() {
+    use bugbridge_drivers::trace::{BoardId, Side as TraceSide, TraceEvent, TraceLine};
+    // Six moves, then board A's running clock reaches zero (uscf2006: the flag counts
+    // only when claimed).
+    let mut game = TestGame::demo_prefix(6);
+    let (white, black, running) = game
+        .lines
+        .iter()
+        .rev()
+        .find_map(|l| match l.event {
+            TraceEvent::Clock {
+                board: BoardId::A,
+                white,
+                black,
+                running: Some(r),
+            } => Some((white, black, r)),
+            _ => None,
+        })
+        .expect("board A's clock running");
+    let t = game.lines.last().expect("a trace").t + 500;
+    let (white, black) = match running {
+        TraceSide::White => (0.0, black),
+        TraceSide::Black => (white, 0.0),
+    };
+    game.lines.push(TraceLine {
+        t,
+        event: TraceEvent::Clock {
+            board: BoardId::A,
+            white,
+            black,
+            running: Some(running),
+        },
+    });
+    // The team of the player whose flag fell loses: White on A is the 1-0 team.
+    let want = if running == TraceSide::White {
+        "0-1"
+    } else {
+        "1-0"
+    };
+    let records = TempDir::new("browser-arbiter-flag");
+    let secrets = TempDir::new("browser-arbiter-flag-token");
+    let token = format!("flag-{}-token", std::process::id());
+    let token_file = secrets.path().join("arbiter.token");
+    std::fs::write(&token_file, &token).expect("the token file");
+    let mut table = Table::start(&game, None);
+    let mut cfg = config(&table, None, records.path());
+    cfg.ruleset = RulesetName::Uscf2006;
+    cfg.http.as_mut().expect("HTTP is on").arbiter_token_file = Some(token_file);
+    let daemon = InProcess::start(cfg).await;
+    let addr = daemon.http();
+    let browser = Browser::start().await;
+    browser
+        .goto(&format!("http://{addr}/arbiter/{MATCH}?token={token}"))
+        .await;
+    table.synced().await;
+    table
+        .play_moves(6, &mut async |k| wait_moves(&browser, k).await)
+        .await;
+    while table.step().await.is_some() {}
+
+    let label = browser
+        .wait_for(
+            "the flag-fall alert with its claim button",
+            "const b = document.querySelector('#alerts li[data-code=\"flag-fall\"] button.claim'); \
+             return b && !b.hidden ? b.textContent : null;",
+            vec![],
+        )
+        .await;
+    assert!(
+        label.as_str().is_some_and(|l| l.contains(want)),
+        "{label} (want {want})"
+    );
+    assert!(
+        http::state(addr, MATCH).await.result.is_none(),
+        "not ended before the claim"
+    );
+    browser
+        .click("#alerts li[data-code=\"flag-fall\"] button.claim")
+        .await;
+    applied(&browser, 1).await;
+    let state = page_state(&browser, addr, "the result on the page", "!!s.result").await;
+    let result = state.result.expect("a result");
+    assert_eq!(
+        (result.result.as_str(), result.reason.as_str()),
+        (want, "flag-fall")
+    );
+    browser
+        .wait_for(
+            "the claim button gone once the game has ended",
+            "const b = document.querySelector('#alerts li[data-code=\"flag-fall\"] button.claim'); \
+             return !!b && b.hidden;",
+            vec![],
+        )
+        .await;
 
     browser.close().await;
     daemon.stop().await;

@@ -114,7 +114,7 @@
     if (a.code === "flag-fall" && a.board && a.side && /confirm the claim/.test(a.detail || "")) {
       const result = flagResult(a.board, a.side);
       const b = button("Confirm flag: " + result + " " + teams(api.state)[result] + " win", () =>
-        send({ action: "result", result, reason: "flag-fall" }));
+        send({ action: "result", result, reason: "flag-fall" }, false));
       b.className = "claim";
       b.hidden = !!(api.state && api.state.result);
       choices.append(b);
