@@ -7,7 +7,9 @@
 //! * the promotion form: `32A. c8=Q+` declared a rook;
 //! * the replace form: the game's last move replaced by another legal move;
 //!
-//! each checked in the daemon's state (`GET /api/matches/<id>`); and under `uscf2006`
+//! each checked in the daemon's state (`GET /api/matches/<id>`); a `gap-ambiguous`
+//! alert's orders offered as one-click `fill`s (the daemon's refusal names the field:
+//! there is no gap); and under `uscf2006`
 //! (a flag counts when claimed) a flag fall confirmed with the alert's one button.
 
 use bugbridge::rules::RulesetName;
@@ -275,6 +277,41 @@ async fn the_arbiters_result_promotion_and_replace_forms_change_the_record() {
         ("1/2-1/2", "draw-agreement")
     );
     browser.screenshot("browser-arbiter-forms").await;
+
+    // A `gap-ambiguous` alert (its `detail` as the daemon writes it) gets one button per
+    // order it lists; a click posts that order as a `fill` (refused here: board B has no
+    // gap, and the refusal names the field).
+    let choices = browser
+        .eval(
+            "window.bugbridge.showAlert({ seq: 99999, t: 1000, kind: 'alert', code: 'gap-ambiguous', \
+               board: 'B', side: 'white', number: 3, san: 'Nf3 e5 Nc3', game: 1, wall: Date.now(), \
+               detail: 'board B: the 3 plies played while the link was down could have come in other orders; \
+recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fill) or replace a move' }); \
+             return [...document.querySelectorAll('#alerts li[data-seq=\"99999\"] button.fill-choice')].map(b => b.textContent);",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        choices,
+        serde_json::json!(["Fill Nf3 e5 Nc3", "Fill Nc3 e5 Nf3"])
+    );
+    browser
+        .click("#alerts li[data-seq=\"99999\"] button.fill-choice:nth-of-type(2)")
+        .await;
+    let results = browser
+        .wait_for(
+            "the page's answer to the fill",
+            "const r = window.bugbridge.actionResults; return r.length >= 5 ? r[4] : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        results["sent"],
+        serde_json::json!({"action": "fill", "board": "B", "moves": ["Nc3", "e5", "Nf3"]}),
+        "{results}"
+    );
+    assert_eq!(results["status"], 400, "{results}");
+    assert_eq!(results["body"]["field"], "board", "{results}");
 
     browser.close().await;
     daemon.stop().await;

@@ -142,13 +142,14 @@
         body: JSON.stringify(body),
       });
       const j = await r.json().catch(() => ({}));
-      api.actionResults.push({ status: r.status, body: j });
+      api.actionResults.push({ status: r.status, body: j, sent: body });
       out.textContent = r.status === 202 ? "accepted: " + body.action : "refused (" + r.status + "): " + (j.error || "");
     } catch (err) {
       out.textContent = "network error: " + err;
     }
   }
   api.sendAction = send;
+  api.showAlert = addAlert;
 
   let source = null;
   function connect() {
