@@ -83,6 +83,7 @@ fn update(ply: u32) -> Update {
                 white: 170.0,
                 black: 171.0,
                 running: Some(side),
+                unread: false,
             },
             B: BoardClock::default(),
         },

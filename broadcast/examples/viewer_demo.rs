@@ -95,11 +95,13 @@ async fn main() -> std::io::Result<()> {
                 white: 165.0,
                 black: 171.0,
                 running: Some(Side::Black),
+                unread: false,
             },
             B: BoardClock {
                 white: 15.0,
                 black: 160.0,
                 running: Some(Side::White),
+                unread: false,
             },
         },
         moves,

@@ -159,6 +159,14 @@ pub struct Event {
     /// A Koedem grab promotion: the piece taken from the other board (both boards named).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grab: Option<Grab>,
+    /// Alerts: the number of the table's game the alert is about (1 for the first game,
+    /// then one more each time the boards are set up again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<u32>,
+    /// Alerts: the wall-clock time the daemon published the alert, in ms since the Unix
+    /// epoch (`t` is match time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall: Option<u64>,
 }
 
 /// A captured piece handed to the capturer's partner.
@@ -212,6 +220,8 @@ impl Event {
             captured: None,
             handoff: None,
             grab: None,
+            game: None,
+            wall: None,
         }
     }
 }
@@ -308,6 +318,10 @@ pub struct BoardClock {
     /// Whose clock runs, or `None` when the clock is stopped.
     #[serde(default)]
     pub running: Option<Side>,
+    /// No reading of this board's clock yet: a board without a clock (or not configured),
+    /// or a clock not yet read; the times are then 0 and mean nothing. Absent when false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub unread: bool,
 }
 
 /// The four clocks as last read.

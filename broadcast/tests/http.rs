@@ -95,6 +95,13 @@ async fn pages_and_assets() {
         assert!(content_type(&r).starts_with(kind), "{asset}");
         assert!(body_text(r).await.len() > 100, "{asset} is empty");
     }
+    let r = get(&app, "/favicon.ico").await;
+    assert_eq!(r.status(), StatusCode::OK, "the icon browsers ask for");
+    assert_eq!(content_type(&r), "image/x-icon");
+    let icon = axum::body::to_bytes(r.into_body(), usize::MAX)
+        .await
+        .expect("the icon");
+    assert_eq!(&icon[..4], b"\0\0\x01\0", "an ICO file");
     assert_eq!(
         get(&app, "/assets/../Cargo.toml").await.status(),
         StatusCode::NOT_FOUND

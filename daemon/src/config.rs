@@ -305,9 +305,10 @@ pub struct RawLog {
     /// `text` or `json`.
     #[serde(default)]
     pub format: LogFormat,
-    /// A tracing filter, e.g. `info` or `bugbridge=debug`.
+    /// A level (`error`, `warn`, `info`, `debug`, `trace`, `off`), or a tracing filter of
+    /// them per target, e.g. `info,bugbridge=debug`.
     #[serde(default)]
-    pub level: Option<String>,
+    pub level: Option<Spanned<String>>,
 }
 
 /// A time control: base seconds and increment per move.
@@ -748,6 +749,10 @@ impl Config {
             format: LogFormat::Text,
             level: None,
         });
+        let log_level = match &log.level {
+            Some(l) => log_level(l.get_ref()).map_err(|why| at(l.span(), "log.level", why))?,
+            None => "info".to_owned(),
+        };
         Ok(Config {
             match_id: id.into_inner(),
             ruleset,
@@ -767,9 +772,54 @@ impl Config {
             gap_max_plies: inference.gap_max_plies.unwrap_or(6).clamp(1, 8),
             koedem,
             log_format: log.format,
-            log_level: log.level.unwrap_or_else(|| "info".into()),
+            log_level,
         })
     }
+}
+
+/// The levels `[log] level` takes, alone or after `target=`.
+const LOG_LEVELS: [&str; 6] = ["error", "warn", "info", "debug", "trace", "off"];
+
+/// `[log] level` checked and made a tracing filter: comma-separated directives, each a
+/// level or `target=level` (`warning` is taken as `warn`, as people write it). A bare word
+/// that is no level (a typo) is refused rather than read as a target to log at `trace`.
+fn log_level(value: &str) -> Result<String, String> {
+    let level = |l: &str| {
+        let l = l.trim().to_ascii_lowercase();
+        let l = if l == "warning" { "warn".to_owned() } else { l };
+        if LOG_LEVELS.contains(&l.as_str()) {
+            Ok(l)
+        } else {
+            Err(format!(
+                "{l:?} is not a log level: expected one of {} (or target=level, comma-separated)",
+                LOG_LEVELS.join(", ")
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    for directive in value.split(',') {
+        let directive = directive.trim();
+        if directive.is_empty() {
+            return Err(format!("{value:?}: an empty directive"));
+        }
+        match directive.split_once('=') {
+            Some((target, l)) => {
+                let target = target.trim();
+                if target.is_empty()
+                    || !target
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '-'))
+                {
+                    return Err(format!(
+                        "{target:?} is not a target (a module path like bugbridge::infer)"
+                    ));
+                }
+                out.push(format!("{target}={}", level(l)?));
+            }
+            None => out.push(level(directive)?),
+        }
+    }
+    Ok(out.join(","))
 }
 
 /// `path` as written in the configuration `file`: a relative path is taken from the file's
@@ -835,6 +885,27 @@ dir = "games"
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("table.toml"))
+    }
+
+    #[test]
+    fn a_log_level_is_checked_like_every_other_key() {
+        let with = |level: &str| parse(&format!("{GOOD}\n[log]\nlevel = \"{level}\"\n"));
+        assert_eq!(with("debug").unwrap().log_level, "debug");
+        assert_eq!(with("Warning").unwrap().log_level, "warn");
+        assert_eq!(
+            with("info,bugbridge::infer=trace").unwrap().log_level,
+            "info,bugbridge::infer=trace"
+        );
+        for bad in ["verbose", "info,bugbridge=loud", "", "info,,debug"] {
+            let e = with(bad).unwrap_err();
+            assert_eq!(e.key.as_deref(), Some("log.level"), "{bad:?}: {e}");
+            assert!(e.position.is_some(), "{bad:?}: {e}");
+        }
+        let e = with("verbose").unwrap_err().to_string();
+        assert!(
+            e.contains("log.level") && e.contains("not a log level"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -298,8 +298,12 @@ pub fn state(view: &View<'_>) -> wire::MatchState {
                 white: c.times.white,
                 black: c.times.black,
                 running: c.running.map(side),
+                unread: false,
             })
-            .unwrap_or_default()
+            .unwrap_or(wire::BoardClock {
+                unread: true,
+                ..wire::BoardClock::default()
+            })
     };
     wire::MatchState {
         v: wire::SCHEMA_VERSION,

@@ -501,3 +501,47 @@ fn run_refuses_a_bad_match_id_or_tag_from_the_command_line() {
     assert_eq!(bad_tag.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad_tag.stderr).contains("KEY=VALUE"));
 }
+
+#[test]
+fn listen_on_something_that_is_no_serial_port_exits_2_at_once() {
+    let dir = temp("listen-file");
+    let file = dir.join("not-a-port");
+    std::fs::write(&file, "x").unwrap();
+    for port in [Path::new("/dev/null"), file.as_path()] {
+        let out = run(bin()
+            .args(["listen", "--driver", "dgt", "--port"])
+            .arg(port));
+        assert_eq!(out.status.code(), Some(2), "{}", port.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not a serial port"),
+            "{}: {err}",
+            port.display()
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn emulate_refuses_parity_auto_clearly() {
+    let dir = temp("emulate-parity");
+    let trace = dir.join("t.jsonl");
+    std::fs::write(&trace, "").unwrap();
+    let out = run(bin()
+        .args([
+            "emulate",
+            "--driver",
+            "millennium",
+            "--parity",
+            "auto",
+            "--trace",
+        ])
+        .arg(&trace));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--parity auto") && err.contains("odd"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -539,3 +539,99 @@ fn cited_pages(text: &str) -> Vec<String> {
     }
     out
 }
+
+// --- The example configurations ---
+
+/// Every `config/*.toml` runs from the repository root as written (`bugbridge run --config
+/// config/<name>.toml`): it loads, its record directory (when relative) is one `.gitignore`
+/// covers, a token recipe in its comments writes the file the daemon reads, and no two
+/// examples share a match id (two run side by side would publish on the same topics).
+#[test]
+fn the_example_configurations_run_from_the_repository_root_as_written() {
+    let gitignore = read(".gitignore");
+    let ignored: Vec<&str> = gitignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    let covered = |path: &Path| {
+        let path = path.to_string_lossy();
+        ignored.iter().any(|pattern| {
+            let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
+            path == pattern || path.starts_with(&format!("{pattern}/"))
+        })
+    };
+    let mut ids = BTreeSet::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(root().join("config"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for path in names {
+        let rel = Path::new("config").join(path.file_name().unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let config = bugbridge::config::Config::parse(&text, &rel)
+            .unwrap_or_else(|e| panic!("{}: {e}", rel.display()));
+        assert!(
+            ids.insert(config.match_id.clone()),
+            "{}: match id {:?} already used by another example",
+            rel.display(),
+            config.match_id
+        );
+        if config.record_dir.is_relative() {
+            assert!(
+                covered(&config.record_dir),
+                "{}: records go to {} which .gitignore does not cover",
+                rel.display(),
+                config.record_dir.display()
+            );
+        }
+        let token = config
+            .http
+            .as_ref()
+            .and_then(|h| h.arbiter_token_file.clone());
+        for line in text
+            .lines()
+            .filter(|l| l.starts_with('#') && l.contains("> "))
+        {
+            let Some(target) = line.rsplit("> ").next().map(str::trim) else {
+                continue;
+            };
+            if !target.ends_with(".token") {
+                continue;
+            }
+            assert_eq!(
+                Some(Path::new(target)),
+                token.as_deref(),
+                "{}: the recipe writes {target}, the daemon reads {token:?}",
+                rel.display()
+            );
+            if Path::new(target).is_relative() {
+                assert!(
+                    covered(Path::new(target)) || ignored.contains(&"/config/*.token"),
+                    "{}: {target} is not ignored",
+                    rel.display()
+                );
+            }
+        }
+    }
+}
+
+/// The README's manual-page recipe creates the directory it writes into (Debian 12 has no
+/// `/usr/local/share/man/man1` until something makes it).
+#[test]
+fn the_readme_makes_the_man_directory_before_writing_into_it() {
+    let readme = read("README.md");
+    let tee = readme
+        .find("tee /usr/local/share/man/man1/")
+        .expect("the README installs the manual pages");
+    let mkdir = readme
+        .find("mkdir -p /usr/local/share/man/man1")
+        .expect("the README makes the man1 directory");
+    assert!(
+        mkdir < tee,
+        "the man1 directory is made after it is written into"
+    );
+}

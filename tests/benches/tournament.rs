@@ -207,11 +207,13 @@ fn state_after(moves: &[ExpectedMove], names: &BTreeMap<String, String>) -> Matc
                 white: 170.0,
                 black: 171.0,
                 running: Some(Side::White),
+                unread: false,
             },
             B: BoardClock {
                 white: 168.0,
                 black: 169.0,
                 running: Some(Side::Black),
+                unread: false,
             },
         },
         moves: moves

@@ -18,8 +18,12 @@
 //! * [`the_header_shows_the_brokers_state_in_the_viewer_and_the_arbiter_view`]: a broker
 //!   that cannot be reached shows as `MQTT down (refused)` in both pages' header.
 //!
+//! * [`arbiter`]: the arbiter view's result (teams named, the ruleset's end reasons, a
+//!   correction), promotion and replace forms change the record.
 //! * [`gaps`]: a board cut off (marked), a move reconstructed after its replug (marked),
 //!   and a board nothing explains after a replug, drawn as it stands and "not recorded".
+//! * [`pages`]: the move lists scrolled to the current move (live on load, and while a
+//!   recorded game is stepped through), and a one-board table.
 //! * [`tournament`]: the relay's tournament page, and its public delay.
 //!
 //! Screenshots of the pages go to `$BUGBRIDGE_ARTIFACTS` (default `target/ci-artifacts`).
@@ -27,6 +31,8 @@
 //! daemon's API, each bounded by [`LIMIT`](bugbridge_tests::LIMIT); no fixed sleeps, no
 //! fixed ports.
 
+#[path = "browser/arbiter.rs"]
+mod arbiter;
 #[path = "browser/driver.rs"]
 mod driver;
 #[path = "browser/games.rs"]
@@ -37,6 +43,8 @@ mod gaps;
 mod layout;
 #[path = "browser/page.rs"]
 mod page;
+#[path = "browser/pages.rs"]
+mod pages;
 #[path = "browser/tournament.rs"]
 mod tournament;
 
@@ -344,6 +352,29 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
         alert.as_str().is_some_and(|t| t.contains("board B")),
         "{alert}"
     );
+    // It shows the game's number and the time of day it was raised (`game`, `wall`).
+    let shown = browser
+        .eval(
+            "const li = document.querySelector('#alerts li[data-code=\"link-lost\"]'); \
+             const a = window.bugbridge.alerts.find(x => x.code === 'link-lost'); \
+             return [li.querySelector('.game').textContent, li.querySelector('.when').textContent, a.game, a.wall, Date.now()];",
+            vec![],
+        )
+        .await;
+    assert_eq!(shown[0], "game 1", "{shown}");
+    assert!(
+        shown[1]
+            .as_str()
+            .is_some_and(|t| t.len() == 8 && t.matches(':').count() == 2),
+        "a time of day hh:mm:ss: {shown}"
+    );
+    assert_eq!(shown[2], 1, "{shown}");
+    let (wall, now) = (shown[3].as_u64(), shown[4].as_u64());
+    assert!(
+        wall.zip(now)
+            .is_some_and(|(w, n)| w <= n + 5_000 && n - w < 600_000),
+        "the alert's wall time is now: {shown}"
+    );
     table
         .emulator_mut(BoardId::B)
         .replug()
@@ -415,7 +446,7 @@ async fn the_arbiter_view_needs_the_token_and_its_actions_reach_the_daemon() {
         form.find(Locator::Css(&format!("select[name={name}]")))
             .await
             .expect("a select")
-            .select_by_label(value)
+            .select_by_value(value)
             .await
             .expect("an option");
     }

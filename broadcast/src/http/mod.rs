@@ -110,6 +110,7 @@ pub fn router(hub: Hub, opts: HttpOptions) -> Router {
         .route("/match/{id}", get(pages::viewer))
         .route("/arbiter/{id}", get(arbiter::page))
         .route("/assets/{file}", get(pages::asset))
+        .route("/favicon.ico", get(pages::favicon))
         .route("/api/matches", get(api::matches))
         .route("/api/matches/{id}", get(api::state))
         .route("/api/matches/{id}/bpgn", get(api::bpgn))

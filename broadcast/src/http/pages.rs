@@ -66,6 +66,27 @@ pub(crate) async fn viewer(State(app): State<AppState>, Path(id): Path<String>) 
     Html(VIEWER_HTML).into_response()
 }
 
+/// The site's icon (16×16, two boards' squares), so that browsers asking for
+/// `/favicon.ico` get one instead of a 404.
+pub(crate) const FAVICON: &[u8] = include_bytes!("assets/favicon.ico");
+
+pub(crate) async fn favicon() -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("image/x-icon"),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=86400"),
+            ),
+        ],
+        FAVICON,
+    )
+        .into_response()
+}
+
 pub(crate) async fn asset(Path(file): Path<String>) -> Response {
     match ASSETS.iter().find(|(name, _, _)| *name == file) {
         Some((_, content_type, body)) => (

@@ -76,6 +76,7 @@ pub fn state(plies: u32) -> MatchState {
                 white: 178.0,
                 black: 180.0,
                 running: Some(Side::Black),
+                unread: false,
             },
             B: BoardClock::default(),
         },

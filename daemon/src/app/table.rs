@@ -542,10 +542,18 @@ impl Table {
             self.pending.clear();
             return;
         };
+        let game = self.files.number;
         let events = self
             .pending
             .drain(..)
             .filter_map(|d| publish::event(&d))
+            .map(|mut e| {
+                if e.kind == wire::EventKind::Alert {
+                    e.game = Some(game);
+                    e.wall = Some(wall_ms());
+                }
+                e
+            })
             .collect();
         let gaps = self.game.inferrer().gap_stats();
         hub.metrics().set_link_gaps(

@@ -42,7 +42,8 @@ pub struct DemoArgs {
     /// Where the embedded MQTT broker listens.
     #[arg(long, default_value = "127.0.0.1:1883")]
     pub mqtt: SocketAddr,
-    /// How the simulated players and sensors behave: clean, noisy or faults.
+    /// How the simulated players and sensors behave: clean, noisy or faults (`outages` is
+    /// refused: the emulated boards cannot drop their link).
     #[arg(long, default_value = "noisy")]
     pub noise: String,
     /// The seed of the simulated noise.
@@ -279,6 +280,14 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         return 2;
     }
     let profile: Profile = match args.noise.parse() {
+        Ok(Profile::Outages) => {
+            // The demo's emulated boards play the trace's board and clock lines; they cannot
+            // drop off their link on a trace line, so the outages would silently not happen.
+            eprintln!(
+                "demo: --noise outages is not available in the demo (its emulated boards cannot drop their link): use clean, noisy or faults, or `bugbridge simulate --noise outages GAME.bpgn > t.jsonl` then `bugbridge replay t.jsonl` for games with link outages"
+            );
+            return 2;
+        }
         Ok(p) => p,
         Err(e) => {
             eprintln!("demo: {e}");

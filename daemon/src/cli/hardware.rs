@@ -164,9 +164,38 @@ fn status(e: &DriverError) -> u8 {
     }
 }
 
+/// Why `path` can never be a board's serial port (a regular file, `/dev/null`), so that
+/// `listen` says so instead of waiting for a board forever. `None` when it may be one, or
+/// is not there yet (a board plugged in later is waited for).
+fn not_a_serial_port(path: &std::path::Path) -> Option<String> {
+    use std::io::IsTerminal;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_dir() {
+        return Some("a directory".into());
+    }
+    if !meta.file_type().is_char_device() {
+        return Some("a regular file".into());
+    }
+    // Without blocking on a modem line, and without making it our controlling terminal.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    (!file.is_terminal()).then(|| "a character device that is no terminal".into())
+}
+
 pub(super) fn run_listen(args: ListenArgs) -> u8 {
     // Why the port cannot be used, and what the board says, go to stderr; RUST_LOG works.
     super::logging::init_plain_logging("info");
+    if let Some(why) = not_a_serial_port(&args.port) {
+        eprintln!(
+            "listen: {}: not a serial port ({why}); `bugbridge ports` lists the serial ports",
+            args.port.display()
+        );
+        return 2;
+    }
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
     config.millennium.parity = args.parity.mode();
@@ -209,6 +238,13 @@ pub(super) fn run_ports(args: PortsArgs) -> u8 {
 
 pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
     super::logging::init_plain_logging("warn");
+    if args.parity == Parity::Auto {
+        // An emulated board speaks one way; `auto` is for reading a board (`listen`).
+        eprintln!(
+            "emulate: --parity auto is for reading a board (listen); an emulated board has one parity: --parity odd (a ChessLink board) or none (a 7-bit device)"
+        );
+        return 2;
+    }
     let mut opts = EmulateOptions::new(args.driver.kind(), args.trace);
     opts.board = args.board;
     opts.speed = args.speed;

@@ -6,4 +6,4 @@ mod ports;
 
 pub use emulate::{EmulateOptions, emulate_file, read_trace_file};
 pub use listen::listen;
-pub use ports::{PORTS_HEADER, PortReport, known_usb_board, ports, probe, stable_names};
+pub use ports::{PORTS_HEADER, PortReport, known_usb_board, ports, probe, stable_names, try_probe};

@@ -25,6 +25,9 @@ pub struct PortReport {
     pub board: Option<&'static str>,
     /// What answered a probe, when probing was asked for.
     pub probed: Option<DriverKind>,
+    /// Why the probe could not open the port (e.g. permission denied: the user is not in
+    /// the `dialout` group), rather than "no answer".
+    pub probe_error: Option<String>,
     /// The stable names udev gives the device: `/dev/serial/by-id/…` (the USB serial
     /// number: follows the board from socket to socket) and `/dev/serial/by-path/…` (the
     /// USB socket: stays with the socket, tells two identical boards apart).
@@ -100,6 +103,12 @@ impl fmt::Display for PortReport {
             None => write!(f, "\t-\t-")?,
         }
         match (self.probed, self.board) {
+            _ if self.probe_error.is_some() => write!(
+                f,
+                "\tboard={} (cannot open: {})",
+                self.board.unwrap_or("unknown"),
+                self.probe_error.as_deref().unwrap_or_default()
+            )?,
             (Some(k), _) => write!(f, "\tboard={} (answered a probe)", k.name())?,
             (None, Some(b)) => write!(f, "\tboard={b}")?,
             (None, None) => write!(f, "\tboard=unknown")?,
@@ -126,8 +135,14 @@ pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
         .into_iter()
         .map(|p| {
             let board = p.usb.as_ref().and_then(|u| known_usb_board(u.vid, u.pid));
-            let probed = probe_timeout.and_then(|t| probe(Path::new(&p.path), t));
+            let (probed, probe_error) =
+                match probe_timeout.map(|t| try_probe(Path::new(&p.path), t)) {
+                    Some(Ok(kind)) => (kind, None),
+                    Some(Err(e)) => (None, Some(open_error(&e))),
+                    None => (None, None),
+                };
             PortReport {
+                probe_error,
                 stable_names: stable_names(Path::new(&p.path)),
                 path: p.path,
                 kind: p.kind,
@@ -143,6 +158,23 @@ pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
 /// Millennium (38400 baud, `V`). `None` when neither answers within `timeout` each.
 #[must_use]
 pub fn probe(path: &Path, timeout: Duration) -> Option<DriverKind> {
+    try_probe(path, timeout).ok().flatten()
+}
+
+/// Why a port could not be opened, for people: permission denied names the usual fix.
+fn open_error(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::PermissionDenied {
+        format!("permission denied ({e}): add the user to the dialout group")
+    } else {
+        e.to_string()
+    }
+}
+
+/// As [`probe`], but a port that cannot be opened is an error, not "no answer".
+///
+/// # Errors
+/// Opening the port failed (permission denied, busy, gone).
+pub fn try_probe(path: &Path, timeout: Duration) -> std::io::Result<Option<DriverKind>> {
     let dgt = exchange(
         path,
         LineSettings::DGT,
@@ -153,9 +185,9 @@ pub fn probe(path: &Path, timeout: Duration) -> Option<DriverKind> {
             std::iter::from_fn(|| d.next_message(buf))
                 .any(|m| matches!(m, BoardMessage::Version { .. }))
         },
-    );
+    )?;
     if dgt {
-        return Some(DriverKind::Dgt);
+        return Ok(Some(DriverKind::Dgt));
     }
     let mill = exchange(
         path,
@@ -167,7 +199,7 @@ pub fn probe(path: &Path, timeout: Duration) -> Option<DriverKind> {
             std::iter::from_fn(|| d.next_reply(buf)).any(|r| matches!(r, Reply::Version { .. }))
         },
     );
-    mill.then_some(DriverKind::Millennium)
+    Ok(mill?.then_some(DriverKind::Millennium))
 }
 
 fn exchange(
@@ -176,36 +208,56 @@ fn exchange(
     ask: &[u8],
     timeout: Duration,
     mut answered: impl FnMut(&mut BytesMut) -> bool,
-) -> bool {
-    let Ok(mut port) = Port::open(path, settings, Duration::from_millis(50)) else {
-        return false;
-    };
+) -> std::io::Result<bool> {
+    let mut port = Port::open(path, settings, Duration::from_millis(50))?;
     if port.write_all(ask).is_err() {
-        return false;
+        return Ok(false);
     }
     let end = Instant::now() + timeout;
     let mut buf = BytesMut::new();
     let mut chunk = [0u8; 256];
     while Instant::now() < end {
         match port.read(&mut chunk) {
-            Ok(0) => return false,
+            Ok(0) => return Ok(false),
             Ok(n) => {
                 buf.extend_from_slice(&chunk[..n]);
                 let mut copy = buf.clone();
                 if answered(&mut copy) {
-                    return true;
+                    return Ok(true);
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {}
-            Err(_) => return false,
+            Err(_) => return Ok(false),
         }
     }
-    false
+    Ok(false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_that_cannot_be_opened_is_reported_as_such_not_as_no_answer() {
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let report = PortReport {
+            path: "/dev/ttyUSB0".into(),
+            kind: "usb",
+            usb: None,
+            board: None,
+            probed: None,
+            probe_error: Some(open_error(&denied)),
+            stable_names: Vec::new(),
+        };
+        let line = report.to_string();
+        assert!(
+            line.contains("cannot open: permission denied") && line.contains("dialout"),
+            "{line}"
+        );
+        // A path that is no port at all fails to open too, and says why.
+        let gone = try_probe(Path::new("/nonexistent/ttyUSB9"), Duration::from_millis(10));
+        assert!(gone.is_err(), "{gone:?}");
+    }
 
     #[test]
     fn stable_names_are_the_links_to_the_device() {
@@ -231,6 +283,7 @@ mod tests {
             usb: None,
             board: None,
             probed: None,
+            probe_error: None,
             stable_names: names,
         };
         let line = report.to_string();

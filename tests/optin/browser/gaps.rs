@@ -6,7 +6,8 @@
 //!   list marks it, and only it, as reconstructed (`data-reconstructed`).
 //! * During the second outage White's king is knocked off board B as well: nothing explains
 //!   the board at the replug, so it is drawn as it stands (no king on its square) and
-//!   marked "not recorded" (`data-recorded="no"`), with no move invented.
+//!   marked "not recorded" (`data-recorded="no"`), with no move invented; the arbiter then
+//!   fills the gap from the arbiter view's fill form with the move played, which is recorded.
 
 use bugbridge_drivers::trace::{BoardId, Side, TraceEvent, TraceLine};
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
@@ -134,8 +135,14 @@ async fn the_viewer_marks_a_board_cut_off_its_reconstructed_moves_and_a_board_no
     );
     let records = TempDir::new("browser-gaps");
     let links = TempDir::new("browser-gaps-links");
+    let secrets = TempDir::new("browser-gaps-token");
+    let token = format!("gaps-{}-token", std::process::id());
+    let token_file = secrets.path().join("arbiter.token");
+    std::fs::write(&token_file, &token).expect("the token file");
     let mut table = Table::start(&game, Some(links.path()));
-    let daemon = InProcess::start(config(&table, None, records.path())).await;
+    let mut cfg = config(&table, None, records.path());
+    cfg.http.as_mut().expect("HTTP is on").arbiter_token_file = Some(token_file);
+    let daemon = InProcess::start(cfg).await;
     let addr = daemon.http();
     let browser = Browser::start().await;
     browser.goto(&format!("http://{addr}/match/{MATCH}")).await;
@@ -195,6 +202,51 @@ async fn the_viewer_marks_a_board_cut_off_its_reconstructed_moves_and_a_board_no
     assert_eq!(state.moves.len(), second, "no move invented");
     assert!(state.boards.B.physical.is_some());
     browser.screenshot("browser-gap-not-recorded").await;
+
+    // The arbiter fills the gap from the page with the move that was played: it is
+    // recorded (the knocked king aside, the board is the game's again).
+    browser
+        .goto(&format!("http://{addr}/arbiter/{MATCH}?token={token}"))
+        .await;
+    browser
+        .wait_for(
+            "the arbiter view",
+            "return !!window.bugbridge && !!window.bugbridge.state && !!document.getElementById('act-fill');",
+            vec![],
+        )
+        .await;
+    let played = game.moves[second].san.clone();
+    browser
+        .eval(
+            "const f = document.getElementById('act-fill'); \
+             f.querySelector('[name=board]').value = 'B'; \
+             f.querySelector('[name=moves]').value = arguments[0]; return true;",
+            vec![Value::from(played.clone())],
+        )
+        .await;
+    browser.click("#act-fill button[type=submit]").await;
+    let results = browser
+        .wait_for(
+            "the page's answer to the fill",
+            "const r = window.bugbridge.actionResults; return r.length ? r : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(results[0]["status"], 202, "{results}");
+    browser
+        .wait_for(
+            "the filled move on the page",
+            "const s = window.bugbridge.state; return !!s && s.moves.length > arguments[0];",
+            vec![Value::from(second)],
+        )
+        .await;
+    let state = http::state(addr, MATCH).await;
+    assert_eq!(state.moves.len(), second + 1, "{:?}", state.moves);
+    assert_eq!(state.moves[second].san, played);
+    assert_eq!(
+        state.moves[second].board,
+        bugbridge_broadcast::wire::Board::B
+    );
 
     browser.close().await;
     daemon.stop().await;

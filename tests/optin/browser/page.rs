@@ -179,8 +179,8 @@ fn sorted(s: &str) -> String {
 /// (and only it, promoted ones marked), the holdings boxes hold each side's pieces in hand
 /// with their counts, the four clocks read the state's times (stopped ones exactly as
 /// `viewer.js` formats them, the running one counted down by the time since the page
-/// received the reading plus at most [`TICK`]), the move list is the state's, and nothing
-/// else carries a piece.
+/// received the reading plus at most [`TICK`]; a clock never read shows nothing), the move
+/// list is the state's, and nothing else carries a piece.
 pub(crate) fn assert_shows(page: &Snapshot, truth: &MatchState, when: &str) {
     let raw = &page.raw;
     let ctx = || format!("{when}: page {raw}\nstate {truth:?}");
@@ -305,7 +305,15 @@ pub(crate) fn assert_shows(page: &Snapshot, truth: &MatchState, when: &str) {
                 "clock {b} {name}: running mark; {}",
                 ctx()
             );
-            if running {
+            if clock.unread {
+                // Never read (before the first reading, or no clock): no clock shown.
+                assert_eq!(
+                    text,
+                    "",
+                    "clock {b} {name}: never read, not shown; {}",
+                    ctx()
+                );
+            } else if running {
                 let v = parse_clock(text)
                     .unwrap_or_else(|| panic!("clock {b} {name}: {text:?} is not a time"));
                 let floor = value - since - TICK;

@@ -97,7 +97,21 @@
       li.classList.toggle("current", current);
       if (current) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
     }
+    reveal();
+    // Again once laid out (the BFEN text under the list, set above, changes its height).
+    requestAnimationFrame(() => requestAnimationFrame(reveal));
     document.dispatchEvent(new CustomEvent("bugbridge:ply", { detail: api.ply }));
+  }
+  // Scrolls the move list (only the list: scrollIntoView would scroll the page on phones)
+  // so that the highlighted move is in view.
+  function reveal() {
+    const list = $("moves");
+    const li = list.querySelector(".current");
+    if (!li) { if (api.ply === 0) list.scrollTop = 0; return; }
+    const box = list.getBoundingClientRect();
+    const r = li.getBoundingClientRect();
+    if (r.top < box.top) list.scrollTop -= box.top - r.top;
+    else if (r.bottom > box.bottom) list.scrollTop += r.bottom - box.bottom;
   }
   function first() { go(0); }
   function prev() { go(api.ply - 1); }

@@ -84,12 +84,20 @@
     return Math.max(0, v);
   }
 
+  function configured(st, b) {
+    return !(st.boards && st.boards[b] && st.boards[b].configured === false);
+  }
+
   function tick() {
     const st = api.state;
     if (!st) return;
     for (const b of ["A", "B"]) {
       for (const c of ["white", "black"]) {
         const el = clocks[b + c];
+        // A board the table's configuration does not have, or whose clock has never been
+        // read (a board without a clock), has no clock to show (not a flagged 0.0).
+        el.hidden = !configured(st, b) || !!(st.clocks && st.clocks[b] && st.clocks[b].unread);
+        if (el.hidden) { el.textContent = ""; el.classList.remove("running", "low", "flagged"); continue; }
         const v = clockValue(b, c);
         el.textContent = fmt(v);
         const running = !!(st.clocks && st.clocks[b] && st.clocks[b].running === c && !st.result);
@@ -150,10 +158,24 @@
     if (last) {
       last.classList.add("current");
       last.setAttribute("aria-current", "true");
-      // Scroll the list only (scrollIntoView would scroll the page on phones).
-      list.scrollTop = list.scrollHeight;
+    }
+    if (moves.length !== shownMoves || !same) {
+      shownMoves = moves.length;
+      scrollToLast();
     }
   }
+  // The list is scrolled once the page is laid out (the BFEN text under it, set after the
+  // list, makes it shorter): on the next frames, and again when the list changes size.
+  let shownMoves = -1;
+  function scrollToLast() {
+    const list = $("moves");
+    // Scroll the list only (scrollIntoView would scroll the page on phones).
+    const down = () => { list.scrollTop = list.scrollHeight; };
+    down();
+    requestAnimationFrame(() => requestAnimationFrame(down));
+  }
+  if (window.ResizeObserver) new ResizeObserver(() => { if (shownMoves >= 0) $("moves").scrollTop = $("moves").scrollHeight; }).observe($("moves"));
+  api.scrollToLast = scrollToLast;
 
   function renderBoard(st, b) {
     const info = (st.boards && st.boards[b]) || {};
@@ -181,11 +203,16 @@
       el.classList.toggle("to-move", toMove && !st.result);
     }
     const block = $("block-" + b);
-    block.classList.toggle("disconnected", info.connected === false);
-    block.dataset.link = info.connected === false ? "down" : "up";
+    // A board the configuration does not have is not a lost link.
+    const unconfigured = info.configured === false;
+    block.classList.toggle("unconfigured", unconfigured);
+    block.dataset.configured = unconfigured ? "no" : "yes";
+    const lost = info.connected === false && !unconfigured;
+    block.classList.toggle("disconnected", lost);
+    block.dataset.link = lost ? "down" : "up";
     block.classList.toggle("unrecorded", !!physical);
     block.dataset.recorded = physical ? "no" : "yes";
-    block.title = info.connected === false ? "Board " + b + ": link lost" :
+    block.title = unconfigured ? "Board " + b + ": not configured at this table" : lost ? "Board " + b + ": link lost" :
       physical ? "Board " + b + ": not recorded (shown as it stands; its moves since the link came back could not be worked out)" : "";
   }
 
