@@ -23,7 +23,11 @@
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
 //! * `koedem`: a Koedem match: king captures, grabs and the four-kings result.
+//! * `arbiter_end`: a result from the API while the boards play on: no move after the end,
+//!   a second result refused, a correction published, journaled and replayed at restart.
 
+#[path = "e2e/arbiter_end.rs"]
+mod arbiter_end;
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
 #[path = "e2e/clock_side.rs"]
