@@ -7,8 +7,9 @@
 
 #![cfg(feature = "embedded-broker")]
 
-use std::collections::HashMap;
-use std::net::SocketAddr;
+mod brokers;
+use brokers::{broker_with_password, free_port};
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -57,11 +58,6 @@ impl Logs {
             .finish();
         tracing::subscriber::set_default(subscriber)
     }
-}
-
-fn free_port() -> SocketAddr {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap()
 }
 
 struct Running {
@@ -221,44 +217,6 @@ async fn a_relay_whose_broker_host_does_not_resolve_says_so() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("does not resolve"), "{warnings:?}");
     relay.stop().await;
-}
-
-/// rumqttd with a password, on a free port; it closes the connection of a client whose
-/// password is wrong (it sends no CONNACK code).
-fn broker_with_password(user: &str, password: &str) -> SocketAddr {
-    use rumqttd::{Broker, Config, ConnectionSettings, RouterConfig, ServerSettings};
-    let addr = free_port();
-    let server = ServerSettings {
-        name: "relay-health-test".to_owned(),
-        listen: addr,
-        tls: None,
-        next_connection_delay_ms: 0,
-        connections: ConnectionSettings {
-            connection_timeout_ms: 10_000,
-            max_payload_size: 1 << 20,
-            max_inflight_count: 100,
-            auth: Some(HashMap::from([(user.to_owned(), password.to_owned())])),
-            external_auth: None,
-            dynamic_filters: true,
-        },
-    };
-    let config = Config {
-        id: 0,
-        router: RouterConfig {
-            max_connections: 100,
-            max_outgoing_packet_count: 200,
-            max_segment_size: 1 << 20,
-            max_segment_count: 4,
-            ..RouterConfig::default()
-        },
-        v4: Some(HashMap::from([("1".to_owned(), server)])),
-        ..Config::default()
-    };
-    let mut broker = Broker::new(config);
-    std::thread::spawn(move || {
-        let _ = broker.start();
-    });
-    addr
 }
 
 #[tokio::test]
