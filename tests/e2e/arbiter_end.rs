@@ -6,6 +6,7 @@
 //! the end.
 
 use bugbridge_broadcast::wire::EventKind;
+use bugbridge_drivers::trace::BoardId;
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
 use bugbridge_tests::game::TestGame;
 use bugbridge_tests::http::{self, Sse};
@@ -14,7 +15,7 @@ use bugbridge_tests::table::Table;
 use bugbridge_tests::temp::TempDir;
 use bugbridge_tests::within;
 
-/// The lines of the table's journals.
+/// The text of the table's journals.
 fn journal(records: &std::path::Path) -> String {
     std::fs::read_dir(records)
         .expect("the record directory")
@@ -53,22 +54,22 @@ async fn an_action_after_the_end_and_a_correction_survive_a_restart() {
     sse.until_state(|s| s.result.as_ref().is_some_and(|r| r.result == "0-1"))
         .await;
 
-    // The players go on with one more move: nothing is recorded into the ended game.
-    let presses = |j: &str| j.matches("\"ev\":\"clock\"").count();
-    let before = presses(&journal(records.path()));
-    loop {
+    // The players go on with one more move: nothing is recorded into the ended game. Its
+    // press is still followed (the published clock shows the other side running).
+    let running = |s: &bugbridge_broadcast::wire::MatchState, b: BoardId| match b {
+        BoardId::A => s.clocks.A.running,
+        BoardId::B => s.clocks.B.running,
+    };
+    let ended = http::state(daemon.http(), MATCH).await;
+    let pressed = loop {
         let step = table.step().await.expect("the game goes on");
         if step.press {
-            break;
+            break step.board;
         }
-    }
-    within("the press journaled", async {
-        let mut tick = tokio::time::interval(std::time::Duration::from_millis(20));
-        while presses(&journal(records.path())) <= before {
-            tick.tick().await;
-        }
-    })
-    .await;
+    };
+    let before = running(&ended, pressed);
+    assert!(before.is_some(), "the clock ran before the press");
+    sse.until_state(|s| running(s, pressed) != before).await;
 
     // A second result is refused, naming the field, and journals nothing.
     let journal_before = journal(records.path());
