@@ -5,10 +5,9 @@
 
 #![cfg(feature = "embedded-broker")]
 
-mod brokers;
-use brokers::{broker_with_password, free_port};
+mod health_support;
+use health_support::{Logs, broker_with_password, free_port};
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, to_bytes};
@@ -19,36 +18,6 @@ use bugbridge_broadcast::{Hub, HubOptions};
 use tower::ServiceExt;
 
 const LIMIT: Duration = Duration::from_secs(20);
-
-/// Log lines written during a test (the test runs on one thread: `set_default` sees every
-/// task of its current-thread runtime).
-#[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Logs {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Logs {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-    fn install(&self) -> tracing::subscriber::DefaultGuard {
-        let logs = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || logs.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .finish();
-        tracing::subscriber::set_default(subscriber)
-    }
-}
 
 async fn get(hub: &Hub, uri: &str) -> (StatusCode, serde_json::Value) {
     let app = router(hub.clone(), HttpOptions::default());

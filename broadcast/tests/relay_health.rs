@@ -7,10 +7,9 @@
 
 #![cfg(feature = "embedded-broker")]
 
-mod brokers;
-use brokers::{broker_with_password, free_port};
+mod health_support;
+use health_support::{Logs, broker_with_password, free_port};
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::body::{Body, to_bytes};
@@ -22,43 +21,6 @@ use bugbridge_broadcast::relay::{self, Relay, RelayOptions};
 use tower::ServiceExt;
 
 const LIMIT: Duration = Duration::from_secs(20);
-
-/// Log lines written during a test (current-thread runtime: `set_default` sees every task).
-#[derive(Clone, Default)]
-struct Logs(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Logs {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Logs {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-    fn warnings(&self) -> Vec<String> {
-        self.text()
-            .lines()
-            .filter(|l| l.contains("WARN"))
-            .map(str::to_owned)
-            .collect()
-    }
-    /// At the relay's default level, INFO.
-    fn install(&self) -> tracing::subscriber::DefaultGuard {
-        let logs = self.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || logs.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .finish();
-        tracing::subscriber::set_default(subscriber)
-    }
-}
 
 struct Running {
     relay: Relay,

@@ -1,8 +1,11 @@
-//! Brokers for the health tests (`#[path]`-included by `health.rs` and `relay_health.rs`):
-//! a free loopback port, and rumqttd with a password.
+//! What the health tests share (`mod`-included by `health.rs` and `relay_health.rs`): a
+//! free loopback port, rumqttd with a password, and the log lines a test wrote.
+
+#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 /// A loopback address nobody listens on (yet).
 pub(crate) fn free_port() -> SocketAddr {
@@ -46,4 +49,41 @@ pub(crate) fn broker_with_password(user: &str, password: &str) -> SocketAddr {
         let _ = broker.start();
     });
     addr
+}
+
+/// Log lines written during a test (current-thread runtime: `set_default` sees every task).
+#[derive(Clone, Default)]
+pub(crate) struct Logs(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logs {
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+    pub(crate) fn warnings(&self) -> Vec<String> {
+        self.text()
+            .lines()
+            .filter(|l| l.contains("WARN"))
+            .map(str::to_owned)
+            .collect()
+    }
+    /// At the relay's default level, INFO.
+    pub(crate) fn install(&self) -> tracing::subscriber::DefaultGuard {
+        let logs = self.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || logs.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .finish();
+        tracing::subscriber::set_default(subscriber)
+    }
 }
