@@ -478,7 +478,7 @@ async fn a_restarted_delayed_relay_serves_known_matches_at_once_or_holds_their_s
     .await
     .expect("both states retained");
 
-    let delay = Duration::from_secs(3);
+    let delay = Duration::from_millis(1500);
     let (relay_view, relay_loop) = relay(broker, "relay-delay-restart", delay);
     let started = std::time::Instant::now();
     settled(&relay_view, |r| {
