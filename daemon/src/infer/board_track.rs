@@ -87,10 +87,8 @@ pub(crate) struct Track {
     pub(crate) white_side: Option<super::ClockSideName>,
     /// A `clock-side` alert was raised for this board (one is enough).
     pub(crate) clock_side_alerted: bool,
-    /// The time of the last square change (clockless commit).
+    /// The time of the last square change (how long the board has been still).
     pub(crate) last_change: u64,
-    /// The last change was evaluated by the clockless commit.
-    pub(crate) settled: bool,
     /// Moves made per side (the BPGN move number of the next one is this plus one).
     pub(crate) moves_made: ByColor<u32>,
     pub(crate) flag_alerted: ByColor<bool>,
@@ -136,7 +134,6 @@ impl Track {
             white_side: None,
             clock_side_alerted: false,
             last_change: 0,
-            settled: true,
             moves_made: ByColor::default(),
             flag_alerted: ByColor::default(),
             residual: Bitboard::EMPTY,

@@ -242,7 +242,6 @@ impl Inferrer {
         let as_left = track.physical == placement;
         track.physical = placement;
         track.last_change = t;
-        track.settled = false;
         if track.awaiting_snapshot {
             track.awaiting_snapshot = false;
             track.gap_check = true;
@@ -289,7 +288,6 @@ impl Inferrer {
         let was = track.physical.piece_at(sq);
         track.physical.set_square(sq, piece);
         track.last_change = t;
-        track.settled = false;
         self.grab_square(t, board, sq, (was, piece), out);
         if self.tracks[board].pending.is_some() {
             self.retry_pending(board, out);

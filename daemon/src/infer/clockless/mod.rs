@@ -165,15 +165,12 @@ impl Inferrer {
         let Some((last, earlier)) = seq.split_last() else {
             return;
         };
-        if let Some(first) = earlier.first().or(Some(last))
-            && first.mover != self.game.board(board).turn()
-            && self.revise(t, board, out)
-        {
+        if seq[0].mover != self.game.board(board).turn() && self.revise(t, board, out) {
             return;
         }
-        let old = self.tracks[board].provisional;
+        // A move seen complete before keeps the time it was first complete.
         let mut times = self.ply_times(board, &seq, t);
-        if let (Some(o), Some(first)) = (old, times.first_mut())
+        if let (Some(o), Some(first)) = (self.tracks[board].provisional, times.first_mut())
             && o.exp.mv == seq[0].mv
         {
             *first = o.t.min(*first);
@@ -187,12 +184,10 @@ impl Inferrer {
                 return;
             }
         }
-        let kept = old.filter(|o| earlier.is_empty() && o.exp.mv == last.mv);
-        let p = Provisional {
+        self.tracks[board].provisional = Some(Provisional {
             exp: *last,
-            t: kept.map_or(last_t, |o| o.t),
-        };
-        self.tracks[board].provisional = Some(p);
+            t: last_t,
+        });
         self.supply_waiting_drop(board, out);
         let partner = board.other();
         if self.tracks[board]
