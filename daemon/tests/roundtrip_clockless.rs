@@ -176,8 +176,10 @@ fn run_one(
         .filter(|i| matches!(i, Inference::Correction(_)))
         .count();
     let record = inf.record();
+    let mut all_exact = true;
     for b in BoardId::ALL {
         tally.boards += 1;
+        all_exact &= judge_board(record, game, b, clockless[b]) == BoardVerdict::Exact;
         match judge_board(record, game, b, clockless[b]) {
             BoardVerdict::Exact => tally.exact += 1,
             BoardVerdict::Short(n) => {
@@ -189,6 +191,24 @@ fn run_one(
             BoardVerdict::Wrong(w) => tally
                 .wrong
                 .push(format!("{name} seed {seed} ({profile}): {w}")),
+        }
+    }
+    if all_exact {
+        // The result too: the one the moves give (a mate), or none, on the board it was
+        // decided on.
+        let mut played = game.start.clone();
+        for m in &game.moves {
+            played.play(m.board, &m.mv, 0);
+        }
+        let want = played.end().map(|e| (e.result, e.board));
+        let got = out.iter().rev().find_map(|i| match i {
+            Inference::End { result, board, .. } => Some((*result, *board)),
+            _ => None,
+        });
+        if got != want {
+            tally.wrong.push(format!(
+                "{name} seed {seed} ({profile}): result {got:?}, want {want:?}"
+            ));
         }
     }
     if let Err(e) = replays(record, &game.start) {
