@@ -782,6 +782,10 @@ fn link_lost_then_a_move_pressed_in_the_gap_is_taken_from_the_snapshot_and_clock
     t.clocks.a.white = 171.0;
     t.running.a = Some(Color::Black);
     t.clock_event(A);
+    // Judged once the board has been still a second (a hand may be in the air at link-up).
+    assert!(t.moves().is_empty());
+    t.t += 1000;
+    t.clock_event(A);
     assert_eq!(t.moves(), ["A:e2e4"]);
     assert_eq!(t.inf.record()[0].clock, Some(171.0));
 }
@@ -808,6 +812,8 @@ fn link_gap_with_a_move_and_its_reply_is_inferred_when_unambiguous() {
         board: A,
         placement,
     });
+    t.clock_event(A);
+    t.t += 1000;
     t.clock_event(A);
     assert_eq!(t.moves(), ["A:e2e4", "A:e7e5"]);
     assert!(t.inf.record().iter().all(|e| e.flags.gap_inferred));
@@ -975,6 +981,9 @@ impl Table {
         self.clocks[b].white -= lost.0;
         self.clocks[b].black -= lost.1;
         self.running[b] = Some(turn);
+        self.clock_event(b);
+        // A reading without a press judges the board once it has been still a second.
+        self.t += 1000;
         self.clock_event(b);
     }
 

@@ -365,21 +365,29 @@ fn two_hands_in_the_air_at_once_give_both_moves_in_order() {
 #[test]
 fn after_the_end_setting_up_again_is_a_new_game_not_moves() {
     let mut t = table();
-    // Fool's mate on board A.
-    t.play_clockless(A, "f2", "f3", 'P');
+    // Scholar's mate on board A (a contact mate: no drop could parry it).
+    t.play_clockless(A, "e2", "e4", 'P');
     t.play_clockless(A, "e7", "e5", 'p');
-    t.play_clockless(A, "g2", "g4", 'P');
-    t.play_clockless(A, "d8", "h4", 'q');
-    assert_eq!(t.moves().len(), 4);
+    t.play_clockless(A, "d1", "h5", 'Q');
+    t.play_clockless(A, "b8", "c6", 'n');
+    t.play_clockless(A, "f1", "c4", 'B');
+    t.play_clockless(A, "g8", "f6", 'n');
+    t.lift(A, "f7");
+    t.play_clockless(A, "h5", "f7", 'Q');
+    assert_eq!(t.moves().len(), 7);
     assert!(t.inf.game().end().is_some(), "mate ends the game");
     // The players put the pieces back, moves that would be legal among them.
-    t.lift(A, "h4").put(A, "d8", 'q').wait(1000);
-    t.lift(A, "g4").put(A, "g2", 'P').wait(1000);
-    assert_eq!(t.moves().len(), 4, "no move after the end");
-    t.lift(A, "e5")
+    t.lift(A, "f7").put(A, "d1", 'Q').wait(1000);
+    t.put(A, "f7", 'p').wait(1000);
+    t.lift(A, "f6").put(A, "g8", 'n').wait(1000);
+    t.lift(A, "c4").put(A, "f1", 'B').wait(1000);
+    assert_eq!(t.moves().len(), 7, "no move after the end");
+    t.lift(A, "c6")
+        .put(A, "b8", 'n')
+        .lift(A, "e4")
+        .put(A, "e2", 'P')
+        .lift(A, "e5")
         .put(A, "e7", 'p')
-        .lift(A, "f3")
-        .put(A, "f2", 'P')
         .wait(1000);
     assert!(
         t.out.iter().any(|i| matches!(i, Inference::NewGame { .. })),

@@ -136,10 +136,10 @@ impl Match {
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 180 180";
 
-/// The gap is bridged at the first reading after the link came back, which shows the
-/// last two plies on the board but not yet pressed (a move, and the reply made before its
-/// press). Their presses then come: each completes its ply (its reading recorded exactly),
-/// none is a press without a move, and the game goes on in turn.
+/// The board back from the gap shows the last two plies on the board but not yet pressed
+/// (a move, and the reply made before its press). Their presses then come: each completes
+/// its ply (its reading recorded exactly), none is a press without a move, and the game
+/// goes on in turn.
 #[test]
 fn presses_a_bridged_gap_still_owed_complete_its_plies() {
     let mut m = Match::new(&format!("{START} | {START}"));
@@ -160,7 +160,8 @@ fn presses_a_bridged_gap_still_owed_complete_its_plies() {
     m.at(5000).link(A, true);
     m.at(5020).snapshot(A);
     m.at(5030).clock(A, 175.0, 179.0, Some(Color::White));
-    assert_eq!(m.moves(A), ["e2e4", "d7d5", "e4d5", "d8d5"]);
+    // A reading just after the snapshot does not judge it: a hand may be on the board.
+    assert_eq!(m.moves(A), ["e2e4"]);
     // White presses for exd5, Black for Qxd5; then 3. Nc3 live.
     m.at(6000).clock(A, 174.0, 179.0, Some(Color::Black));
     m.at(6500).clock(A, 174.0, 178.5, Some(Color::White));

@@ -234,6 +234,35 @@ fn judge(kind: &str, name: &str, game: &str) {
     assert!(problems.is_empty(), "{name}:\n{}", problems.join("\n"));
 }
 
+macro_rules! outage {
+    ($($test:ident => $name:literal),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            judge("outage", $name, $name);
+        }
+    )*};
+}
+
+outage! {
+    outage_39 => "outage-39",
+    outage_82 => "outage-82",
+    outage_104 => "outage-104",
+    outage_105 => "outage-105",
+    outage_116 => "outage-116",
+    outage_122 => "outage-122",
+    outage_146 => "outage-146",
+    outage_159 => "outage-159",
+    outage_169 => "outage-169",
+    outage_176 => "outage-176",
+    outage_194 => "outage-194",
+    outage_202 => "outage-202",
+    outage_209 => "outage-209",
+    outage_232 => "outage-232",
+    outage_252 => "outage-252",
+    outage_269 => "outage-269",
+    outage_277 => "outage-277",
+}
+
 macro_rules! koedem {
     ($($test:ident => $name:literal, $game:literal),* $(,)?) => {$(
         #[test]
@@ -271,15 +300,31 @@ koedem! {
     koedem_6267_noisy => "koedem-6267-noisy", "koedem-6267",
 }
 
+/// The outage traces the inference does not yet bring back right, each with the
+/// physical situation behind it. They stay listed here, and this test fails as soon as one
+/// of them passes, so that it moves to the list above.
+///
+/// - `outage-273`: at link-up a bishop sliding d2–h6 shows on f4 mid-slide; the press
+///   that follows is read as 4... Bxh6 with Black's 4... e5 premoved, where the game had
+///   4. Bd2 e5 5. Bxh6 (both readings fit the board and the whole-second clocks);
+/// - `outage-65`: a gap the search does not bridge within its bound, left without the
+///   one `unrecognized-position` alert the arbiter needs.
+const OPEN: [&str; 2] = ["outage-273", "outage-65"];
+
+#[test]
+fn the_open_outage_traces_still_fail() {
+    for name in OPEN {
+        let failed = std::panic::catch_unwind(|| judge("outage", name, name)).is_err();
+        assert!(failed, "{name} passes now: list it with the others");
+    }
+}
+
 /// Every trace of the directory has its test above: a new one added to the shared data
 /// is not left out silently.
 #[test]
 fn every_outside_trace_has_a_test() {
     let source = include_str!("outside_traces.rs");
-    // The outage traces (a link lost with its power) are judged the same way by `judge`
-    // once the gap search uses what the sensors said before the link went: the open part
-    // of this work. Today none of them comes back right, so none is listed yet.
-    for kind in ["koedem"] {
+    for kind in ["outage", "koedem"] {
         let dir = shared().join(kind);
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
             panic!(
@@ -293,7 +338,7 @@ fn every_outside_trace_has_a_test() {
             if let Some(name) = file.strip_suffix(".trace.jsonl") {
                 count += 1;
                 assert!(
-                    source.contains(&format!("\"{name}\"")),
+                    source.contains(&format!("\"{name}\"")) || OPEN.contains(&name),
                     "{file} has no test"
                 );
             }

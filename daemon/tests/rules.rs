@@ -257,19 +257,32 @@ fn knight_check_cannot_be_blocked_so_it_mates() {
 #[test]
 fn check_is_mate_when_every_piece_of_the_needed_kind_is_already_on_the_board() {
     // A rook check along the back rank: the blocking squares b8, c8, d8 take only pieces
-    // (a pawn may not be dropped there), and Black has both knights, both bishops, both
-    // rooks and the queen on the board already, none able to help. Nothing can come: mate.
-    let all_on_board = "R3k3/3ppp2/8/K7/7q/7b/5bnr/6nr b - - 60 60";
+    // (a pawn may not be dropped there), and Black has all four knights, four bishops,
+    // four rooks and both queens of the match's two sets on this board already, none
+    // able to help. Nothing can come: mate.
+    let all_on_board = "R3k3/3ppp2/8/K7/7q/6rq/4b1rr/bbbnnnnr b - - 60 60";
     let p = pos(all_on_board, RulesetName::Fide);
     assert!(p.is_check());
     assert!(p.legal_moves().is_empty(), "{:?}", p.legal_moves());
     assert!(p.is_checkmate());
     // With one knight fewer on the board, a knight could still come: not mate, he waits.
-    let one_knight_missing = "R3k3/3ppp2/8/K7/7q/7b/5bnr/7r b - - 60 60";
+    let one_knight_missing = "R3k3/3ppp2/8/K7/7q/6rq/4b1rr/bbbnnn1r b - - 60 60";
     let p = pos(one_knight_missing, RulesetName::Fide);
     assert!(p.legal_moves().is_empty(), "{:?}", p.legal_moves());
     assert!(!p.is_checkmate());
     assert!(p.must_wait());
+    // The pieces of one set on the board are not all of them: those of the other set may
+    // still be captured on the other board and passed. A distance check that a drop
+    // could block (the fool's mate) is no mate in bughouse.
+    let one_set = "R3k3/3ppp2/8/K7/7q/7b/5bnr/6nr b - - 60 60";
+    let p = pos(one_set, RulesetName::Fide);
+    assert!(p.legal_moves().is_empty(), "{:?}", p.legal_moves());
+    assert!(!p.is_checkmate());
+    let fools = pos(
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 60 60",
+        RulesetName::Fide,
+    );
+    assert!(fools.is_check() && !fools.is_checkmate());
 }
 
 #[test]

@@ -61,9 +61,14 @@ impl Feed {
     fn outage(&mut self, down: u64, up: u64, fen: &str, clock: (f64, f64, Side)) {
         self.cut(down, up, fen);
         self.clock(up + 30, clock.0, clock.1, clock.2);
+        self.clock(up + 1030, clock.0, clock.1, clock.2);
     }
 
     /// [`Feed::outage`] up to the snapshot, without the clock reading.
+    ///
+    /// A reading without a press judges the board once it has been still for a second (a
+    /// hand may be in the air at link-up), so the clock reads twice: at link-up and a
+    /// second later.
     fn cut(&mut self, down: u64, up: u64, fen: &str) {
         self.at(
             down,
@@ -156,6 +161,7 @@ fn each_outage_moves_its_counter_and_an_unbridged_board_is_shown_not_recorded() 
     assert!(state.boards.A.connected);
     assert!(state.boards.A.physical.is_none());
     f.clock(6030, 176.0, 178.0, Side::Black);
+    f.clock(7030, 176.0, 178.0, Side::Black);
     assert_eq!((f.gaps("outage"), f.gaps("bridged")), (1, 1));
     assert_eq!(f.gaps("ambiguous"), 0);
     let moves = f.state().moves;

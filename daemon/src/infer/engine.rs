@@ -245,6 +245,9 @@ impl Inferrer {
         if track.awaiting_snapshot {
             track.awaiting_snapshot = false;
             track.gap_check = true;
+            if let Some(gap) = &mut track.gap {
+                gap.snapshot = Some(placement);
+            }
             if as_left && track.gap.is_some() && self.gap_closes_as_left(board) {
                 return;
             }

@@ -1048,18 +1048,20 @@ impl Position {
     }
 
     /// The roles `color` could still receive from the partner: those of which fewer than the
-    /// full set (8 pawns, 2 knights, 2 bishops, 2 rooks, a queen) stand on this board as
-    /// `color`'s, promoted pieces counting as pawns (000 §10, `rules.md` §3).
+    /// two sets of the match (16 pawns, 4 knights, 4 bishops, 4 rooks, 2 queens) stand on
+    /// this board as `color`'s, promoted pieces counting as pawns (000 §10, `rules.md` §3).
+    /// Both sets count: `color`'s pieces on the other board and in its players' hands may
+    /// all still be captured there and passed, and pieces dropped here came from that set.
     #[must_use]
     pub fn potential_roles(&self, color: Color) -> [bool; 6] {
         let ours = self.board.by_color(color);
         let mut potential = [false; 6];
         for (role, full) in [
-            (Role::Pawn, 8),
-            (Role::Knight, 2),
-            (Role::Bishop, 2),
-            (Role::Rook, 2),
-            (Role::Queen, 1),
+            (Role::Pawn, 16),
+            (Role::Knight, 4),
+            (Role::Bishop, 4),
+            (Role::Rook, 4),
+            (Role::Queen, 2),
         ] {
             let on_board = if role == Role::Pawn {
                 (self.board.by_role(Role::Pawn) & ours).count() + (self.promoted & ours).count()

@@ -6,7 +6,9 @@
 //!
 //! Where the game has one, the first outage is placed over a capture whose piece the
 //! other board drops soon after (the drop then arrives while its supplier is silent);
-//! the others fall anywhere. Outages never overlap and leave both boards' first presses
+//! the others start 0.2–1.5 s before one of the board's presses (a move often on the
+//! board unpressed when the link goes; a quarter of them in the opening), and end
+//! wherever they end (a hand in the air at link-up leaves its piece out of the snapshot). Outages never overlap and leave both boards' first presses
 //! and last events alone.
 //!
 //! Two kinds, half each: the board lost its power with the link (nothing of the window is
@@ -49,7 +51,9 @@ pub(super) fn add_outages(out: &mut Out, presses: &[PressInfo], rng: &mut Rng) {
         if last_t < len + 4000 {
             break;
         }
-        let start = rng.range(1500, last_t - len - 1000);
+        let start = before_a_press(out, presses, board, rng)
+            .filter(|&s| s + len + 1000 < last_t)
+            .unwrap_or_else(|| rng.range(1500, last_t - len - 1000));
         let w = (board, start, start + len);
         if windows.iter().all(|&o| apart(o, w)) {
             windows.push(w);
@@ -68,6 +72,29 @@ pub(super) fn add_outages(out: &mut Out, presses: &[PressInfo], rng: &mut Rng) {
         let (readings, running) = clock_at(out, board, up + 30);
         out.push(up + 30, board, Kind::Clock(readings, running), false);
     }
+}
+
+/// A start 0.2–1.5 s before one of the board's presses (not its first), so that a move is
+/// often on the board, lifted and put down, with its press still to come when the link
+/// goes; a quarter of the time among the board's first presses (a gap in the opening,
+/// where plies come fast). `None` when the board has too few presses.
+fn before_a_press(out: &Out, presses: &[PressInfo], board: BoardId, rng: &mut Rng) -> Option<u64> {
+    let own: Vec<u64> = presses
+        .iter()
+        .filter(|p| p.board == board)
+        .map(|p| out.evs[p.ev].t)
+        .skip(1)
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    let pick = if rng.chance(0.25) {
+        rng.below(own.len().min(6))
+    } else {
+        rng.below(own.len())
+    };
+    let start = own[pick].saturating_sub(rng.range(200, 1501));
+    (start >= 1500).then_some(start)
 }
 
 /// Two outages at least 3 s apart.

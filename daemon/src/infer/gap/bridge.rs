@@ -4,19 +4,23 @@
 //! nothing bridges.
 
 use crate::rules::notation::{san_string, write_board_fen};
-use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Role};
+use crate::rules::{Board, BoardId, Color, IllegalReason, Legality, Move, Piece, Position, Role};
 
 use super::super::Inferrer;
 use super::super::matcher;
 use super::super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
-use super::search::{GapQuery, MAX_ALTERNATIVES, search};
-use super::timing::{ClockMark, PressTime, press_times};
+use super::search::{GapQuery, GapSearch, MAX_ALTERNATIVES, search};
+use super::timing::{ClockMark, PressTime, clocks_allow, press_times};
 use super::{Gap, LastGap};
 
 /// How long (ms) a board back from a gap must have been still before the end of its grace
 /// judges it without a press: longer than a hand stops in a slow slide or a hesitation
 /// (up to about 1.5 s).
 const SETTLE_QUIET_MS: u64 = 2000;
+
+/// How long (ms) a board back from a gap must have been still for a reading without a
+/// press to judge it: a hand completes a move in less.
+const STILL_MS: u64 = 1000;
 
 /// How many explanations seen during a gap are remembered.
 const MAX_SEEN: usize = 16;
@@ -48,11 +52,14 @@ impl Inferrer {
             return;
         }
         track.pending = None;
+        let shown = shown_unpressed(self.game.board(board), &track.physical);
+        let track = &mut self.tracks[board];
         track.gap = Some(Gap {
             before: ClockMark {
                 t: track.readings_t,
                 readings: track.readings,
             },
+            before_running: track.running,
             down_t: t,
             record_len,
             up: false,
@@ -60,7 +67,50 @@ impl Inferrer {
             alerted: false,
             tried: None,
             seen: Vec::new(),
+            shown,
+            snapshot: None,
         });
+    }
+
+    /// The sequences of up to `max_plies` plies that explain `target` from the committed
+    /// position of `board`: those that start with the ply the board showed when the link
+    /// went, when any do; else any.
+    pub(crate) fn search_gap(
+        &self,
+        board: BoardId,
+        target: &Board,
+        turn: Option<Color>,
+        max_plies: usize,
+    ) -> GapSearch {
+        let from = self.game.board(board);
+        let shown = self.tracks[board].gap.as_ref().and_then(|g| g.shown);
+        if let Some(first) = shown
+            && max_plies >= 1
+            && from.classify(&first).is_legal()
+        {
+            let mut after = from.clone();
+            after.play(&first);
+            let mut found = search(&GapQuery {
+                from: &after,
+                target,
+                turn,
+                max_plies: max_plies - 1,
+                node_budget: self.config.gap_node_budget,
+            });
+            if !found.sequences.is_empty() {
+                for s in &mut found.sequences {
+                    s.insert(0, first);
+                }
+                return found;
+            }
+        }
+        search(&GapQuery {
+            from,
+            target,
+            turn,
+            max_plies,
+            node_budget: self.config.gap_node_budget,
+        })
     }
 
     /// Whether `board` is in a link gap (down, or back but not bridged yet).
@@ -120,13 +170,7 @@ impl Inferrer {
             return;
         }
         let physical = self.tracks[board].physical;
-        let found = search(&GapQuery {
-            from: self.game.board(board),
-            target: &physical,
-            turn: None,
-            max_plies: self.config.gap_max_plies,
-            node_budget: self.config.gap_node_budget,
-        });
+        let found = self.search_gap(board, &physical, None, self.config.gap_max_plies);
         let grace = self.config.press_grace_ms;
         let Some(gap) = &mut self.tracks[board].gap else {
             return;
@@ -184,13 +228,20 @@ impl Inferrer {
         if gap.tried == Some(key) {
             return false;
         }
-        let found = search(&GapQuery {
-            from: self.game.board(board),
-            target: &physical,
-            turn: None,
-            max_plies: self.config.gap_max_plies,
-            node_budget: self.config.gap_node_budget,
-        });
+        let moving = at.pressed.is_none()
+            && !at.settle
+            && at.end.readings.is_some()
+            && at.end.t < track.last_change.saturating_add(STILL_MS);
+        let found = self.search_gap(board, &physical, None, self.config.gap_max_plies);
+        if moving {
+            // A hand may be on the board (a piece in the air at link-up is missing from
+            // the snapshot, a capture half done): what it shows is judged at the next
+            // press, or once it has been still. What explains it is remembered (a
+            // promoted piece seen before it was taken). A board without a clock has no
+            // press to wait for: its snapshot is judged as it comes.
+            self.remember_seen(board, &found.sequences);
+            return false;
+        }
         if found.sequences.is_empty() && self.grab_from_gap(board, at.end.t, out) {
             // Koedem: a grab from this board during its gap explains a piece gone.
             return self.try_bridge(board, at, out);
@@ -211,51 +262,72 @@ impl Inferrer {
                     // (h3g1 … g1h3): rarely the premove it would have to be. Sequences one
                     // ply longer that leave the running side to move, with no piece
                     // coming back, explain it without one.
-                    let longer = if sequences.iter().all(|s| comes_back(s))
+                    // The reading of the premove: every ply but the last, the last
+                    // pressed now. The clocks may rule it out (a clock that lost time
+                    // in the gap ran, so its opponent pressed in it).
+                    let popped: Vec<Vec<Move>> = {
+                        let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
+                        for s in &sequences {
+                            let s = s[..s.len() - 1].to_vec();
+                            if !unique.contains(&s)
+                                && self.clocks_allow_seq(board, &s, s.len().saturating_sub(1), at)
+                            {
+                                unique.push(s);
+                            }
+                        }
+                        // The premove is the ply a hand was seen making after link-up,
+                        // when one of them was.
+                        let mut late: Vec<Vec<Move>> = Vec::new();
+                        for s in &sequences {
+                            let head = s[..s.len() - 1].to_vec();
+                            if s.last()
+                                .is_some_and(|m| self.landed_after_link_up(board, m))
+                                && unique.contains(&head)
+                                && !late.contains(&head)
+                            {
+                                late.push(head);
+                            }
+                        }
+                        if late.is_empty() { unique } else { late }
+                    };
+                    let longer = if (popped.is_empty() || sequences.iter().all(|s| comes_back(s)))
                         && plies < self.config.gap_max_plies
                     {
-                        let mut l = search(&GapQuery {
-                            from,
-                            target: &physical,
-                            turn: at.running,
-                            max_plies: plies + 1,
-                            node_budget: self.config.gap_node_budget,
-                        });
+                        let mut l = self.search_gap(board, &physical, at.running, plies + 1);
                         if l.exhausted || l.sequences.len() >= MAX_ALTERNATIVES {
                             // Not all of them are known: neither reading is safe. No guess;
                             // the next press or the end of the grace decides.
                             self.remember_seen(board, &sequences);
                             return false;
                         }
-                        l.sequences.retain(|s| !comes_back(s));
+                        l.sequences.retain(|s| {
+                            !comes_back(s) && self.clocks_allow_seq(board, s, s.len() - 1, at)
+                        });
                         (!l.sequences.is_empty()).then_some(l.sequences)
                     } else {
                         None
                     };
                     if let Some(longer) = longer {
                         sequences = longer;
+                    } else if popped.is_empty() {
+                        // Nothing the clocks allow: the next press or the end of the
+                        // grace decides.
+                        self.remember_seen(board, &sequences);
+                        return false;
                     } else {
-                        let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
-                        for mut s in sequences {
-                            s.pop();
-                            if !unique.contains(&s) {
-                                unique.push(s);
-                            }
-                        }
-                        sequences = unique;
+                        sequences = popped;
                     }
                 }
                 // After the grace with no press: one ply more, leaving the running side
                 // to move, is the gap when it supplies the other board's drops that
                 // waited for it and the shorter plies do not (a drop taken at once, say).
                 None if at.settle => {
-                    let mut forced = search(&GapQuery {
-                        from,
-                        target: &physical,
-                        turn: at.running,
-                        max_plies: (plies + 1).min(self.config.gap_max_plies),
-                        node_budget: self.config.gap_node_budget,
-                    });
+                    let mut forced = self.search_gap(
+                        board,
+                        &physical,
+                        at.running,
+                        (plies + 1).min(self.config.gap_max_plies),
+                    );
                     forced.sequences.retain(|s| !returns(s));
                     let most = |seqs: &[Vec<Move>]| {
                         seqs.iter()
@@ -328,6 +400,41 @@ impl Inferrer {
             self.alert_ambiguous(board, &chosen, &alternatives, at.end.t, out);
         }
         true
+    }
+
+    /// Whether `m` lands on a square the board showed otherwise at link-up (its hand was
+    /// seen after the link came back).
+    fn landed_after_link_up(&self, board: BoardId, m: &Move) -> bool {
+        let track = &self.tracks[board];
+        track
+            .gap
+            .as_ref()
+            .and_then(|g| g.snapshot)
+            .is_some_and(|snap| snap.piece_at(m.to()) != track.physical.piece_at(m.to()))
+    }
+
+    /// Whether the clocks allow `seq` from the committed position of `board`, its first
+    /// `pressed` plies pressed inside the gap and the rest at its end or not yet.
+    pub(crate) fn clocks_allow_seq(
+        &self,
+        board: BoardId,
+        seq: &[Move],
+        pressed: usize,
+        at: BridgeAt,
+    ) -> bool {
+        let Some(gap) = &self.tracks[board].gap else {
+            return true;
+        };
+        let mut pos = self.game.board(board).clone();
+        let movers: Vec<Color> = seq
+            .iter()
+            .map(|m| {
+                let c = pos.mover(m);
+                pos.play(m);
+                c
+            })
+            .collect();
+        clocks_allow(&movers, pressed, gap.before, gap.before_running, at.end)
     }
 
     /// The press times of a sequence: from the clocks, the last one seen live when the
@@ -526,6 +633,12 @@ impl Inferrer {
             .iter()
             .any(|e| e.flags.gap_pending && e.board == board.other());
         if pending {
+            return false;
+        }
+        if matcher::diff(self.game.board(board), &self.tracks[board].physical).any() {
+            // The board was left with a move on it, its press still to come: a board that
+            // lost its power with the link shows the same after presses it made in the
+            // gap, which only the clock and the search can tell.
             return false;
         }
         let track = &mut self.tracks[board];
@@ -781,4 +894,23 @@ fn lands_where_its_side_left(seq: &[Move], counts: impl Fn(&Move) -> bool) -> bo
                 .any(|b| counts(b) && b.to() == from)
         })
     })
+}
+
+/// The one ply of the side to move that turns `from` into what the board shows: a move
+/// made on the board whose press had not come when the link went.
+fn shown_unpressed(from: &Position, shown: &Board) -> Option<Move> {
+    if matcher::diff(from, shown).is_empty() {
+        return None;
+    }
+    let found = search(&GapQuery {
+        from,
+        target: shown,
+        turn: Some(from.turn().other()),
+        max_plies: 1,
+        node_budget: 10_000,
+    });
+    match found.sequences.as_slice() {
+        [one] => one.first().copied(),
+        _ => None,
+    }
 }

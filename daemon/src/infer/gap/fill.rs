@@ -70,6 +70,7 @@ impl Inferrer {
                     t,
                     readings: track.readings,
                 },
+                before_running: track.running,
                 down_t: t,
                 record_len: self.record.len(),
                 up: true,
@@ -77,6 +78,8 @@ impl Inferrer {
                 alerted: true,
                 tried: None,
                 seen: Vec::new(),
+                shown: None,
+                snapshot: None,
             };
             self.tracks[board].gap = Some(gap);
         }

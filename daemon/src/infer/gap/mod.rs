@@ -50,6 +50,8 @@ pub struct GapStats {
 pub(crate) struct Gap {
     /// The last clock reading before the link dropped.
     pub(crate) before: ClockMark,
+    /// The side whose clock ran when the link dropped.
+    pub(crate) before_running: Option<Color>,
     /// When the link dropped (no ply of the gap was pressed before).
     pub(crate) down_t: u64,
     /// The record's length when it opened: everything after it is the other board's.
@@ -67,6 +69,13 @@ pub(crate) struct Gap {
     /// for its press, a promoted piece before it was taken): the sequence that continues
     /// one of them is preferred among several.
     pub(crate) seen: Vec<Vec<Move>>,
+    /// The ply the board showed made but not pressed when the link went (lifted and put
+    /// down, the press still to come): the side's next ply, unless nothing that starts
+    /// with it explains the board after the gap.
+    pub(crate) shown: Option<Move>,
+    /// What the board showed at link-up: a square changed since was changed by a hand
+    /// seen at work after the link came back, so by one of the gap's last plies.
+    pub(crate) snapshot: Option<Board>,
 }
 
 /// The moves the last bridged gap of a board committed (for the arbiter's pick).

@@ -24,7 +24,7 @@ use super::super::matcher;
 
 /// How many solutions are collected at most (the first is committed, the others are the
 /// alternatives offered to the arbiter).
-pub const MAX_ALTERNATIVES: usize = 8;
+pub const MAX_ALTERNATIVES: usize = 32;
 
 /// What is searched for.
 #[derive(Debug, Clone, Copy)]

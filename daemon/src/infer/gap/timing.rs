@@ -81,6 +81,42 @@ pub fn press_times(
     out
 }
 
+/// Whether the clocks allow plies by `movers` (in order), the first `pressed` of them
+/// pressed inside the gap, between `before` (with `running` the side whose clock ran
+/// then) and `after`: a clock that lost time must have run, and a side's clock runs only
+/// from the start of the gap (if it ran then) or from the opponent's press. Readings of
+/// whole seconds only ever show less when the clock ran; without readings anything goes.
+#[must_use]
+pub fn clocks_allow(
+    movers: &[Color],
+    pressed: usize,
+    before: ClockMark,
+    running: Option<Color>,
+    after: ClockMark,
+) -> bool {
+    let (Some(r0), Some(r1)) = (before.readings, after.readings) else {
+        return true;
+    };
+    let Some(first) = running else {
+        return true;
+    };
+    let mut ran = ByColor {
+        white: false,
+        black: false,
+    };
+    ran[first] = true;
+    for &m in movers.iter().take(pressed) {
+        ran[m.other()] = true;
+    }
+    Color::ALL
+        .into_iter()
+        .all(|c| ran[c] || r0[c] - r1[c] < CLOCK_SLACK_S)
+}
+
+/// What a stopped clock may seem to lose between two readings (s): a reading taken as
+/// the clock stops may round the other way than the next.
+const CLOCK_SLACK_S: f64 = 0.99;
+
 /// Without clocks: evenly between the ends, no readings.
 fn spread(n: usize, t0: u64, t1: u64) -> Vec<PressTime> {
     let span = t1 - t0;
@@ -203,6 +239,32 @@ mod tests {
         assert_eq!(p[0].clock, Some(12.0));
         assert_eq!(p[2].clock, Some(12.0));
         assert!(p[2].clock.is_some_and(|c| c <= 12.4));
+    }
+
+    #[test]
+    fn a_clock_that_lost_time_must_have_run() {
+        // White's clock ran when the link went; Black's lost 2 s in the gap: White
+        // pressed in it. A move pressed only at the end (none in the gap) cannot be.
+        let before = mark(0, 145.0, 143.0);
+        let after = mark(5_000, 144.0, 141.0);
+        let w = Some(Color::White);
+        assert!(!clocks_allow(&[Color::White], 0, before, w, after));
+        assert!(!clocks_allow(
+            &[Color::White, Color::Black],
+            0,
+            before,
+            w,
+            after
+        ));
+        assert!(clocks_allow(
+            &[Color::White, Color::Black, Color::White],
+            2,
+            before,
+            w,
+            after
+        ));
+        // A clock that did not lose a whole second may or may not have run.
+        assert!(clocks_allow(&[], 0, before, w, mark(5_000, 140.0, 143.0)));
     }
 
     #[test]
