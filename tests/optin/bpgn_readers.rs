@@ -9,17 +9,19 @@
 //! an illegal move goes to pychess through `export --for pychess` (the game up to that
 //! move); the viewer reads it whole and plays it up to that move. Neither knows Koedem:
 //! pychess's export refuses it, saying so; the viewer reads a Koedem game whole but its
-//! boards stop before the first move bughouse forbids, exactly there. A missing interpreter
+//! boards stop before the first move bughouse forbids, exactly there. A Chess960 set-up game:
+//! pychess imports it whole; the viewer reads it whole, its boards stop at the first
+//! castling (it knows only the standard one). A missing interpreter
 //! fails the test, saying what to install.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use bugbridge::rules::BoardId;
 use bugbridge::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay};
 use bugbridge::rules::notation::variant::{
     PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
 };
+use bugbridge::rules::{BoardId, Move};
 use bugbridge_tests::temp::TempDir;
 use serde_json::Value;
 
@@ -171,12 +173,25 @@ fn legal_plies(game: &BpgnGame) -> Option<usize> {
     r.stop.map(|_| r.moves.len() - 1)
 }
 
+fn is_chess960(game: &BpgnGame) -> bool {
+    game.tag(VARIANT_TAG).is_some_and(|v| v.contains("960"))
+}
+
 /// pychess's moves (UCI, ply by ply, as it stored them) are bugbridge's replay of `given`.
 fn same_moves_as_pychess(name: &str, given: &Path, v: &Value) {
     let game = read(given);
     let r = replay(&game, rules_of(&game)).expect("replays");
     assert!(r.is_legal(), "{name}: what pychess imported is legal");
-    let ours: Vec<String> = r.moves.iter().map(|m| m.mv.uci()).collect();
+    // pychess plays a Chess960 game in python-chess's Chess960 mode, whose UCI writes
+    // castling as the king taking its own rook (`g1h1`).
+    let ours: Vec<String> = r
+        .moves
+        .iter()
+        .map(|m| match m.mv {
+            Move::Castle { king, rook } if is_chess960(&game) => format!("{king}{rook}"),
+            mv => mv.uci(),
+        })
+        .collect();
     let theirs: Vec<String> = v["clocks"]
         .as_array()
         .expect("clocks")
@@ -311,6 +326,23 @@ fn through_viewer(file: &Path) {
             (Some(playable as u64), first.as_deref()),
             "{name}: {v}"
         );
+    } else if is_chess960(&game) {
+        // Nor Chess960 castling: its boards stop before the first castling.
+        let r = replay(&game, rules_of(&game)).expect("replays");
+        let first = r
+            .moves
+            .iter()
+            .position(|m| matches!(m.mv, Move::Castle { .. }))
+            .expect("the Chess960 game castles");
+        let named = format!("{} {}", r.moves[first].token, r.moves[first].san_text);
+        assert_eq!(
+            (
+                v["plies_played"].as_u64(),
+                v["play_stopped_before"].as_str()
+            ),
+            (Some(first as u64), Some(named.as_str())),
+            "{name}: {v}"
+        );
     } else {
         let playable = legal_plies(&game).unwrap_or(game.moves.len()) as u64;
         assert!(
@@ -400,6 +432,15 @@ fn bugbridge_s_files_are_imported_whole_by_pychess_and_the_viewer() {
         replay_of(&corpus().join(source), args, &out);
         files.push(out);
     }
+    // A set-up game from a Chess960 start (bughouse.pro's, Shredder-FEN castling rights).
+    let chess960 = dir.path().join("chess960.bpgn");
+    replay_of(
+        &super::interop::shared()
+            .join("data/bpgn-thirdparty/bughouse-pro/test-source_regular-chess960.bpgn"),
+        &["--noise", "clean"],
+        &chess960,
+    );
+    files.push(chess960);
     let demo_dir = dir.path().join("demo");
     std::fs::create_dir_all(&demo_dir).unwrap();
     files.extend(demo(&[], &demo_dir));
