@@ -107,10 +107,13 @@ impl Castling {
     }
 
     /// The king of `color` left its start square (moved, castled or was taken): no more
-    /// rights for that colour.
+    /// rights for that colour, ever. What is kept for it becomes what a set-up without
+    /// rights gives, so that equal positions compare equal however they were reached.
     pub(crate) fn king_left(&mut self, color: Color) {
         self.rights = self.rights - home_rank(color);
         self.king_unmoved[color] = false;
+        self.king_start[color] = standard_king(color);
+        self.rook_starts = self.rook_starts - home_rank(color);
     }
 
     /// A piece left or arrived on `sq`: a rook there loses its right.
@@ -185,6 +188,12 @@ mod tests {
         assert!(c.rights().contains(sq("b1")));
         c.king_left(Color::White);
         assert_eq!(c.rights() & home_rank(Color::White), Bitboard::EMPTY);
+        let moved = board("1r4kr/8/8/8/8/8/8/1R4K1");
+        assert_eq!(
+            c,
+            Castling::from_setup(&moved, Bitboard::EMPTY),
+            "as a set-up without White's rights"
+        );
         c.rook_dropped(Color::White, sq("b1"), b.kings(Color::White));
         assert!(!c.rights().contains(sq("b1")), "the king has moved");
     }

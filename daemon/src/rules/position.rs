@@ -164,9 +164,9 @@ impl Position {
     }
 
     /// Any arrangement, standard or Chess960. Castling rights (rooks by square) are kept
-    /// only for rooks on their home rank with their king on its home rank, wherever on it:
-    /// that king is the one that castles, and counts as unmoved while its colour keeps a
-    /// right.
+    /// only for rooks on their home rank with their king on its home rank, wherever on it
+    /// (of two Koedem kings there, the one on the e-file): that king is the one that
+    /// castles, and counts as unmoved while its colour keeps a right.
     #[must_use]
     pub fn from_parts(
         board: Board,
