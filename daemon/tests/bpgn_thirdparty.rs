@@ -71,12 +71,6 @@ fn check_gives_every_third_party_file_its_true_result_and_plies() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         let name = t.file.file_name().unwrap().to_string_lossy();
-        if name.contains("chess960") {
-            // The one refusal: a Chess960 start (Shredder-FEN castling), said as such.
-            assert_eq!(out.status.code(), Some(1), "{name}: {stdout}{stderr}");
-            assert!(stderr.contains("Chess960"), "{name}: {stderr}");
-            continue;
-        }
         let text = std::fs::read_to_string(&t.file).unwrap();
         let (a, b) = plies_per_board(&text);
         assert_eq!((a, b), t.plies, "{name}: plies per board");
@@ -87,7 +81,7 @@ fn check_gives_every_third_party_file_its_true_result_and_plies() {
         );
         right += 1;
     }
-    assert_eq!(right, 30);
+    assert_eq!(right, 31);
 }
 
 #[test]
@@ -168,4 +162,59 @@ fn pychess_one_board_fen_is_read_at_the_start_and_explained_otherwise() {
         e.expected.contains("one board's FEN") && e.expected.contains("pychess"),
         "{e}"
     );
+}
+
+/// bughouse.pro's Chess960 game played on simulated boards (sensor events, Chess960 castling
+/// with king and rook lifted and put down) and inferred back: the record has the same moves
+/// from the same start, and the same result.
+#[test]
+fn the_chess960_game_comes_back_from_the_boards_move_for_move() {
+    use bugbridge::rules::Ruleset;
+    use bugbridge::rules::notation::bpgn::{parse_bpgn, replay};
+    let file = shared().join("data/bpgn-thirdparty/bughouse-pro/test-source_regular-chess960.bpgn");
+    let source = parse_bpgn(&std::fs::read_to_string(&file).unwrap())
+        .unwrap()
+        .remove(0);
+    let moves = |g: &bugbridge::rules::notation::bpgn::BpgnGame| -> Vec<String> {
+        let r = replay(g, Ruleset::default()).unwrap();
+        assert!(r.is_legal(), "{:?}", r.stop);
+        r.moves
+            .iter()
+            .map(|m| format!("{} {}", m.token, m.mv.uci()))
+            .collect()
+    };
+    let want = moves(&source);
+    assert!(want.iter().any(|m| m == "4B. g1g1"), "a Chess960 O-O");
+    let dir = std::env::temp_dir().join(format!("bugbridge-960-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for noise in ["clean", "noisy"] {
+        let sim = Command::new(env!("CARGO_BIN_EXE_bugbridge"))
+            .args(["simulate", "--noise", noise])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            sim.status.success(),
+            "{}",
+            String::from_utf8_lossy(&sim.stderr)
+        );
+        let trace = dir.join(format!("{noise}.trace.jsonl"));
+        std::fs::write(&trace, &sim.stdout).unwrap();
+        let rep = Command::new(env!("CARGO_BIN_EXE_bugbridge"))
+            .arg("replay")
+            .arg(&trace)
+            .output()
+            .unwrap();
+        assert!(
+            rep.status.success(),
+            "{}",
+            String::from_utf8_lossy(&rep.stderr)
+        );
+        let text = String::from_utf8(rep.stdout).unwrap();
+        let back = parse_bpgn(&text).unwrap().remove(0);
+        assert_eq!(back.setup, source.setup, "{noise}: the start");
+        assert_eq!(moves(&back), want, "{noise}: the moves");
+        assert_eq!(back.tag("Result"), Some("0-1"), "{noise}: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -217,3 +217,57 @@ fn koedem_random_walks_agree_with_the_slow_generator() {
         "{king_captures} {king_drops}"
     );
 }
+
+/// Chess960 starts and castling corners (id, FEN with Shredder castling, depth), crazyhouse
+/// counts as `perft` gives them: king and rook on any files, the king already on its target
+/// file, king and rook on each other's targets, rooks beside the king, drops among them.
+const CHESS960: &[(&str, &str, u32)] = &[
+    (
+        "bughouse.pro-start",
+        "nrbbqnkr/pppppppp/8/8/8/8/PPPPPPPP/NRBBQNKR[] w BHbh - 0 1",
+        4,
+    ),
+    (
+        "adjacent-rooks",
+        "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN[] w EGeg - 0 1",
+        4,
+    ),
+    (
+        "king-on-g-and-b",
+        "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR[Nn] w BHbh - 0 1",
+        3,
+    ),
+    (
+        "king-b1-rook-a1",
+        "rk5r/8/8/3q4/8/8/8/RK5R[Bb] w AHah - 0 1",
+        3,
+    ),
+    (
+        "king-c1-rooks-b1-g1",
+        "1rk3r1/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/1RK3R1[Qq] w BGbg - 0 1",
+        3,
+    ),
+    ("empty-ranks", "r2k3r/8/8/8/8/8/8/R2K3R[] b KQkq - 0 1", 4),
+];
+
+/// The rules core's Chess960 castling against shakmaty's crazyhouse in Chess960 mode: the
+/// same number of leaves at every depth.
+#[test]
+fn chess960_counts_agree_with_shakmaty() {
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+    use shakmaty::variant::Crazyhouse;
+    for (id, fen, depth) in CHESS960 {
+        let ours = parse_board_fen(fen, Ruleset::default())
+            .unwrap_or_else(|e| panic!("{id}: {e}"))
+            .position;
+        let theirs: Crazyhouse = fen
+            .parse::<Fen>()
+            .unwrap_or_else(|e| panic!("{id}: {e}"))
+            .into_position(CastlingMode::Chess960)
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        for d in 1..=*depth {
+            assert_eq!(ours.perft(d), shakmaty::perft(&theirs, d), "{id} depth {d}");
+        }
+    }
+}

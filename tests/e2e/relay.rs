@@ -2,10 +2,12 @@
 //! in-process) publishes to a real broker; a relay mirrors it. The relay's viewer stream
 //! follows every move, its BPGN equals the table's, an arbiter's action posted on the relay
 //! travels over MQTT to the table, which journals it, applies it and confirms it; a table
-//! that stops shows offline.
+//! that stops shows offline. The round's BPGN exported for a reader (`?for=`) is each
+//! game's export.
 
 use std::time::Duration;
 
+use bugbridge::cli::export::export_text;
 use bugbridge_broadcast::wire::EventKind;
 use bugbridge_tests::daemon::{InProcess, MATCH, config};
 use bugbridge_tests::game::{TestGame, movetext};
@@ -67,6 +69,37 @@ async fn a_table_through_the_broker_and_a_relay_with_an_operator_action_back() {
     let (status, round) = http::get(relay.http, "/api/tournament/bpgn?round=1").await;
     assert_eq!(status, 200);
     assert_eq!(round.trim_end(), table_bpgn.trim_end());
+    // `for=` on the round: each game exported for that reader by the daemon's exporter, as
+    // the `bugbridge` binary installs it; an unknown reader is refused.
+    bugbridge_broadcast::http::set_bpgn_exporter(export_text);
+    for reader in ["bughouse.pro", "pychess"] {
+        let (want, _) = export_text(&table_bpgn, reader).expect("the table's game exports");
+        let (status, round) = http::get(
+            relay.http,
+            &format!("/api/tournament/bpgn?round=1&for={reader}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{reader}: {round}");
+        assert_eq!(round.trim_end(), want.trim_end(), "{reader}");
+    }
+    let (_, headers, for_bpro) =
+        http::get_with_headers(relay.http, "/api/tournament/bpgn?round=1&for=bughouse.pro").await;
+    assert!(
+        for_bpro.contains("[UTCDate ") && !for_bpro.trim_end().ends_with('*'),
+        "bughouse.pro's export: its date tags, no terminator: {for_bpro}"
+    );
+    // What it changed, per game, as `bugbridge export` says it on stderr.
+    let (_, changes) = export_text(&table_bpgn, "bughouse.pro").expect("exports");
+    let said: Vec<String> = headers
+        .iter()
+        .filter(|(n, _)| n == bugbridge_broadcast::http::CHANGED_HEADER)
+        .map(|(_, v)| v.clone())
+        .collect();
+    let want: Vec<String> = changes.iter().map(|c| format!("{MATCH} {c}")).collect();
+    assert!(!want.is_empty() && said == want, "{headers:?}");
+    let (status, refused) = http::get(relay.http, "/api/tournament/bpgn?round=1&for=lichess").await;
+    assert_eq!(status, 400, "{refused}");
+    assert!(refused.contains("lichess"), "{refused}");
 
     // The arbiter records a resignation on the relay: it reaches the table over MQTT, is
     // journaled and applied there, confirmed, and the relay's viewers get the result.

@@ -4,20 +4,24 @@
 //!
 //! Every kind of file bugbridge writes: each corpus game's replay, outage, fault and
 //! clockless replays, a set-up game, the demo and the Koedem demo. Each must be imported
-//! whole: both boards' plies, the result, the mover's clock at every ply (pychess), every
-//! time, the end comment and result, every ply played (viewer). A game with an illegal move
-//! goes to pychess through `export --for pychess` (the game up to that move); the viewer
-//! reads it whole and plays it up to that move. pychess has no Koedem: its export refuses,
-//! saying so. A missing interpreter fails the test, saying what to install.
+//! whole: both boards' plies, the moves and the result, the mover's clock at every ply
+//! (pychess), every time, the end comment and result, every ply played (viewer). A game with
+//! an illegal move goes to pychess through `export --for pychess` (the game up to that
+//! move); the viewer reads it whole and plays it up to that move. Neither knows Koedem:
+//! pychess's export refuses it, saying so; the viewer reads a Koedem game whole but its
+//! boards stop before the first move bughouse forbids, exactly there. A Chess960 set-up game:
+//! pychess imports it whole; the viewer reads it whole, its boards stop at the first
+//! castling (it knows only the standard one). A missing interpreter
+//! fails the test, saying what to install.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use bugbridge::rules::BoardId;
 use bugbridge::rules::notation::bpgn::{BpgnGame, parse_bpgn, replay};
 use bugbridge::rules::notation::variant::{
     PROMOTION_TAG, VARIANT_TAG, promotion_by_grab_of, rules_with_promotion, ruleset_of_variant,
 };
+use bugbridge::rules::{BoardId, Move};
 use bugbridge_tests::temp::TempDir;
 use serde_json::Value;
 
@@ -153,15 +157,48 @@ fn read(file: &Path) -> BpgnGame {
     parse_bpgn(&text).unwrap().remove(0)
 }
 
-/// The plies before the first illegal move, if the game has one.
-fn legal_plies(game: &BpgnGame) -> Option<usize> {
+/// The rules a game was played under, from its `Variant` and `Promotion` tags.
+fn rules_of(game: &BpgnGame) -> bugbridge::rules::Ruleset {
     let name = game
         .tag(VARIANT_TAG)
         .and_then(ruleset_of_variant)
         .unwrap_or_default();
     let grab = game.tag(PROMOTION_TAG).and_then(promotion_by_grab_of);
-    let r = replay(game, rules_with_promotion(name, grab)).expect("replays");
+    rules_with_promotion(name, grab)
+}
+
+/// The plies before the first illegal move, if the game has one.
+fn legal_plies(game: &BpgnGame) -> Option<usize> {
+    let r = replay(game, rules_of(game)).expect("replays");
     r.stop.map(|_| r.moves.len() - 1)
+}
+
+fn is_chess960(game: &BpgnGame) -> bool {
+    game.tag(VARIANT_TAG).is_some_and(|v| v.contains("960"))
+}
+
+/// pychess's moves (UCI, ply by ply, as it stored them) are bugbridge's replay of `given`.
+fn same_moves_as_pychess(name: &str, given: &Path, v: &Value) {
+    let game = read(given);
+    let r = replay(&game, rules_of(&game)).expect("replays");
+    assert!(r.is_legal(), "{name}: what pychess imported is legal");
+    // pychess plays a Chess960 game in python-chess's Chess960 mode, whose UCI writes
+    // castling as the king taking its own rook (`g1h1`).
+    let ours: Vec<String> = r
+        .moves
+        .iter()
+        .map(|m| match m.mv {
+            Move::Castle { king, rook } if is_chess960(&game) => format!("{king}{rook}"),
+            mv => mv.uci(),
+        })
+        .collect();
+    let theirs: Vec<String> = v["clocks"]
+        .as_array()
+        .expect("clocks")
+        .iter()
+        .map(|c| c["move"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(theirs, ours, "{name}: the moves pychess stored");
 }
 
 fn per_board(game: &BpgnGame, upto: usize) -> (u64, u64) {
@@ -215,6 +252,7 @@ fn through_pychess(file: &Path, dir: &Path) -> String {
             "{name}"
         );
         assert_eq!(v["result"], game.tag("Result").unwrap(), "{name}");
+        same_moves_as_pychess(&name, &exported, &v);
         return format!("{name}: pychess export accepted, {upto} plies up to the illegal move");
     }
     let v = pychess(file);
@@ -226,6 +264,7 @@ fn through_pychess(file: &Path, dir: &Path) -> String {
         "{name}"
     );
     assert_eq!(v["result"], game.tag("Result").unwrap(), "{name}");
+    same_moves_as_pychess(&name, file, &v);
     let clocks = v["clocks"].as_array().expect("clocks");
     assert_eq!(clocks.len(), game.moves.len(), "{name}");
     for (m, c) in game.moves.iter().zip(clocks) {
@@ -273,12 +312,63 @@ fn through_viewer(file: &Path) {
     }
     let koedem = game.tag(VARIANT_TAG).and_then(ruleset_of_variant)
         == Some(bugbridge::rules::RulesetName::Koedem);
-    if !koedem {
+    if koedem {
+        // The viewer knows no Koedem: it reads every ply, time and the result, but plays
+        // the moves on its boards by bughouse's rules, so its boards stop before the first
+        // move bughouse forbids (a king left in check, a king taken or dropped, a grab).
+        let (playable, first) = plain_bughouse_prefix(&game);
+        assert!(playable < game.moves.len(), "{name}: a Koedem-only move");
+        assert_eq!(
+            (
+                v["plies_played"].as_u64(),
+                v["play_stopped_before"].as_str()
+            ),
+            (Some(playable as u64), first.as_deref()),
+            "{name}: {v}"
+        );
+    } else if is_chess960(&game) {
+        // Nor Chess960 castling: its boards stop before the first castling.
+        let r = replay(&game, rules_of(&game)).expect("replays");
+        let first = r
+            .moves
+            .iter()
+            .position(|m| matches!(m.mv, Move::Castle { .. }))
+            .expect("the Chess960 game castles");
+        let named = format!("{} {}", r.moves[first].token, r.moves[first].san_text);
+        assert_eq!(
+            (
+                v["plies_played"].as_u64(),
+                v["play_stopped_before"].as_str()
+            ),
+            (Some(first as u64), Some(named.as_str())),
+            "{name}: {v}"
+        );
+    } else {
         let playable = legal_plies(&game).unwrap_or(game.moves.len()) as u64;
         assert!(
             v["plies_played"].as_u64().unwrap() >= playable,
             "{name}: {v}"
         );
+    }
+}
+
+/// The plies of `game` that bughouse's rules (not Koedem's) allow, and the first move they
+/// forbid as the viewer names it (`14a. P@e4`).
+fn plain_bughouse_prefix(game: &BpgnGame) -> (usize, Option<String>) {
+    let r = replay(game, bugbridge::rules::Ruleset::default()).expect("replays");
+    match r.stop {
+        None => (r.moves.len(), None),
+        Some(stop) => {
+            let index = r
+                .moves
+                .iter()
+                .position(|m| m.token == stop.token() && m.san_text == stop.san_text());
+            let before = index.unwrap_or(r.moves.len());
+            (
+                before,
+                Some(format!("{} {}", stop.token(), stop.san_text())),
+            )
+        }
     }
 }
 
@@ -342,6 +432,15 @@ fn bugbridge_s_files_are_imported_whole_by_pychess_and_the_viewer() {
         replay_of(&corpus().join(source), args, &out);
         files.push(out);
     }
+    // A set-up game from a Chess960 start (bughouse.pro's, Shredder-FEN castling rights).
+    let chess960 = dir.path().join("chess960.bpgn");
+    replay_of(
+        &super::interop::shared()
+            .join("data/bpgn-thirdparty/bughouse-pro/test-source_regular-chess960.bpgn"),
+        &["--noise", "clean"],
+        &chess960,
+    );
+    files.push(chess960);
     let demo_dir = dir.path().join("demo");
     std::fs::create_dir_all(&demo_dir).unwrap();
     files.extend(demo(&[], &demo_dir));

@@ -20,6 +20,8 @@ struct Body {
     pending: Vec<u8>,
     /// The body has ended.
     done: bool,
+    /// The response's headers, names in lower case, in order.
+    headers: Vec<(String, String)>,
 }
 
 impl Body {
@@ -43,6 +45,7 @@ impl Body {
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("GET {path}: bad status line {line:?}"));
         let mut chunked = false;
+        let mut headers = Vec::new();
         loop {
             line.clear();
             reader.read_line(&mut line).await.expect("a header line");
@@ -54,6 +57,9 @@ impl Body {
             if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
                 chunked = true;
             }
+            if let Some((name, value)) = l.split_once(':') {
+                headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+            }
         }
         (
             status,
@@ -62,6 +68,7 @@ impl Body {
                 chunked,
                 pending: Vec::new(),
                 done: false,
+                headers,
             },
         )
     }
@@ -136,6 +143,23 @@ pub async fn get(addr: SocketAddr, path: &str) -> (u16, String) {
     within(&format!("GET {path}"), async {
         let (status, body) = Body::get(addr, path, "Connection: close\r\n").await;
         (status, body.rest().await)
+    })
+    .await
+}
+
+/// `GET path`: the status, the headers (names in lower case, in order) and the body.
+///
+/// # Panics
+///
+/// When the server cannot be reached or answers something that is not HTTP.
+pub async fn get_with_headers(
+    addr: SocketAddr,
+    path: &str,
+) -> (u16, Vec<(String, String)>, String) {
+    within(&format!("GET {path}"), async {
+        let (status, mut body) = Body::get(addr, path, "Connection: close\r\n").await;
+        let headers = std::mem::take(&mut body.headers);
+        (status, headers, body.rest().await)
     })
     .await
 }

@@ -6,7 +6,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::export::{ForQuery, body_for};
+use super::export::{CHANGED_HEADER, ForQuery, append_lines, body_for};
 
 /// A JSON error `{"error": msg}` with `status`.
 pub(crate) fn error(status: StatusCode, msg: impl Into<String>) -> Response {
@@ -56,7 +56,7 @@ pub(crate) async fn bpgn(
         .unwrap_or_else(|e| e.into_inner())
         .bpgn
         .clone();
-    let body = match body_for(body, &query) {
+    let (body, changed) = match body_for(body, &query) {
         Ok(b) => b,
         Err(r) => return *r,
     };
@@ -71,6 +71,7 @@ pub(crate) async fn bpgn(
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
+    append_lines(headers, CHANGED_HEADER, &changed);
     response
 }
 

@@ -8,7 +8,7 @@ use axum::response::{Html, IntoResponse, Response};
 
 use super::AppState;
 use super::api::error;
-use super::export::{ForQuery, body_for};
+use super::export::{CHANGED_HEADER, ForQuery, append_lines, body_for};
 use crate::archive::ArchivedGame;
 
 pub(crate) const GAME_HTML: &str = include_str!("assets/game.html");
@@ -58,7 +58,7 @@ pub(crate) async fn bpgn(
         Ok(g) => g,
         Err(r) => return *r,
     };
-    let body = match body_for(game.bpgn, &query) {
+    let (body, changed) = match body_for(game.bpgn, &query) {
         Ok(b) => b,
         Err(r) => return *r,
     };
@@ -76,6 +76,7 @@ pub(crate) async fn bpgn(
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
+    append_lines(headers, CHANGED_HEADER, &changed);
     response
 }
 

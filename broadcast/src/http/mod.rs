@@ -27,8 +27,8 @@
 
 mod api;
 mod arbiter;
-mod export;
-pub use export::{BpgnExporter, set_bpgn_exporter};
+pub(crate) mod export;
+pub use export::{BpgnExporter, CHANGED_HEADER, set_bpgn_exporter};
 mod games;
 pub(crate) mod pages;
 pub mod sse;

@@ -5,7 +5,7 @@
 //! | `GET /` | the tournament page: every table live, grouped by `Event`/`Round`, ordered by `Table` |
 //! | `GET /api/tournament` | JSON array of [`TableSummary`], one per table, in `Table` order ([`table_order`]) |
 //! | `GET /api/tournament/stream` | SSE: `event: tables` (the whole array, in `Table` order), then `event: table` frames, every [`PAGE_FLUSH`](super::view::PAGE_FLUSH) each table changed since, once |
-//! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order |
+//! | `GET /api/tournament/bpgn?event=E&round=R` | every game of that round (both filters optional) as one BPGN file, in `Table` order; `&for=bughouse.pro\|pychess` exports each game for that reader (what it changed in `X-Bugbridge-Changed`), leaving out (and naming in `X-Bugbridge-Left-Out`) those it cannot take |
 //! | `GET /arbiter` | the arbiter console: every table's alerts, newest first (token; a login form without) |
 //! | `GET /api/tournament/alerts?table=ID` | JSON array of [`ConsoleAlert`], newest first (token) |
 //! | `GET /api/tournament/alerts/stream` | SSE: `alert`, `action` (a table confirmed an operator action), `acks` (token) |
@@ -33,6 +33,7 @@ use tower::ServiceExt;
 use super::Relay;
 use super::held;
 use super::view::{ConsoleAlert, TableSummary, View};
+use crate::http::export::{CHANGED_HEADER, GamesFor, append_lines, games_for};
 use crate::http::sse::event_stream;
 use crate::http::{ArbiterToken, HttpOptions};
 
@@ -355,7 +356,13 @@ async fn stream(State(app): State<RelayHttp>, request: Request) -> Response {
 struct RoundQuery {
     event: Option<String>,
     round: Option<String>,
+    /// The reader to export each game for, as `?for=` on a match's BPGN.
+    #[serde(rename = "for")]
+    reader: Option<String>,
 }
+
+/// The header naming, one value per game, the games of a round export left out.
+const LEFT_OUT: &str = "x-bugbridge-left-out";
 
 /// The order of tables: numeric `Table` tags first by number, then other `Table` tags, then
 /// tables without one; the match id breaks ties.
@@ -395,18 +402,32 @@ async fn round_bpgn(State(app): State<RelayHttp>, request: Request) -> Response 
         .into_iter()
         .filter(|t| wanted("Event", &query.event, t) && wanted("Round", &query.round, t))
         .collect();
-    let mut body = String::new();
-    for table in &chosen {
-        let Some(bpgn) = view.hub().bpgn(&table.id) else {
-            continue;
-        };
-        if bpgn.trim().is_empty() {
-            continue;
+    let games: Vec<(String, String)> = chosen
+        .iter()
+        .filter_map(|table| Some((table.id.clone(), view.hub().bpgn(&table.id)?)))
+        .filter(|(_, bpgn)| !bpgn.trim().is_empty())
+        .collect();
+    // With `for=`, each game is exported on its own (the daemon's exporter, as on a match's
+    // route), so that a game the reader cannot take leaves the others whole.
+    let exported = match query.reader.as_deref().filter(|r| !r.is_empty()) {
+        None => GamesFor {
+            texts: games.into_iter().map(|(_, t)| t).collect(),
+            ..GamesFor::default()
+        },
+        Some(reader) => {
+            let pairs = games.iter().map(|(id, t)| (id.as_str(), t.as_str()));
+            match games_for(pairs, reader) {
+                Ok(out) => out,
+                Err(response) => return *response,
+            }
         }
+    };
+    let mut body = String::new();
+    for text in exported.texts.iter().filter(|t| !t.trim().is_empty()) {
         if !body.is_empty() {
             body.push('\n');
         }
-        body.push_str(bpgn.trim_end());
+        body.push_str(text.trim_end());
         body.push('\n');
     }
     let name = match (&query.event, &query.round) {
@@ -424,6 +445,8 @@ async fn round_bpgn(State(app): State<RelayHttp>, request: Request) -> Response 
     if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}.bpgn\"")) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
+    append_lines(h, CHANGED_HEADER, &exported.changed);
+    append_lines(h, LEFT_OUT, &exported.left_out);
     response
 }
 

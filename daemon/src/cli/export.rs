@@ -55,15 +55,15 @@ pub(super) fn run(args: ExportArgs) -> u8 {
     }
 }
 
-/// The export of `text` for the reader named `reader` (`bughouse.pro`, `pychess`), as the
-/// HTTP routes' `?for=` gives it.
+/// The export of `text` for the reader named `reader` (`bughouse.pro`, `pychess`) and what
+/// was changed (`#<n>: ...`), as the HTTP routes' `?for=` gives them.
 ///
 /// # Errors
 ///
 /// An unknown reader, or a text the reader cannot take, said in words.
-pub fn export_text(text: &str, reader: &str) -> Result<String, String> {
+pub fn export_text(text: &str, reader: &str) -> Result<(String, Vec<String>), String> {
     let reader: ExportFor = reader.parse()?;
     export(text, reader)
-        .map(|e| e.text)
+        .map(|e| (e.text, e.changes))
         .map_err(|e| e.to_string())
 }

@@ -22,6 +22,7 @@ mod attacks;
 mod bitboard;
 mod board;
 mod bughouse;
+mod castling;
 mod color;
 mod koedem;
 mod legality;

@@ -16,10 +16,11 @@ use std::fmt;
 use super::attacks::{
     aligned, between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, ray, rook_attacks,
 };
+use super::castling::Castling;
 use super::moves::{castle_king_target, castle_rook_target};
 use super::{
-    Bitboard, Board, ByColor, Color, File, IllegalReason, Legality, Move, MoveList, Piece, Pockets,
-    Rank, Role, Ruleset, Square,
+    Bitboard, Board, Color, File, IllegalReason, Legality, Move, MoveList, Piece, Pockets, Rank,
+    Role, Ruleset, Square,
 };
 
 /// A piece taken off the board by a move: it goes to the partner's holdings.
@@ -123,11 +124,8 @@ pub struct Position {
     promoted: Bitboard,
     pockets: Pockets,
     turn: Color,
-    /// The rooks that keep the right to castle, by their square.
-    castling: Bitboard,
-    /// Kings that never moved: a rook dropped on its home square may castle with them when
-    /// the ruleset allows it (000 §8).
-    king_unmoved: ByColor<bool>,
+    /// Castling rights, the castling king's start square and the rooks' (Chess960 too).
+    castling: Castling,
     ep_square: Option<Square>,
     rules: Ruleset,
 }
@@ -140,20 +138,14 @@ impl fmt::Debug for Position {
             self.board.placement_with(self.promoted),
             self.pockets,
             self.turn.char(),
-            self.castling,
+            self.castling.rights(),
             self.ep_square
         )
     }
 }
 
-const START_ROOKS: Bitboard = Bitboard(0x8100_0000_0000_0081);
-
 fn home_rank(color: Color) -> Bitboard {
     Bitboard::from_rank(Rank::First.relative_to(color))
-}
-
-fn king_home(color: Color) -> Square {
-    Square::from_coords(File::E, Rank::First.relative_to(color))
 }
 
 impl Position {
@@ -165,19 +157,16 @@ impl Position {
             promoted: Bitboard::EMPTY,
             pockets: Pockets::default(),
             turn: Color::White,
-            castling: START_ROOKS,
-            king_unmoved: ByColor {
-                white: true,
-                black: true,
-            },
+            castling: Castling::standard(),
             ep_square: None,
             rules,
         }
     }
 
-    /// Any arrangement. Castling rights are kept only for rooks on a corner of their home
-    /// rank with their king on its e-file home square; the king counts as unmoved when its
-    /// colour keeps a castling right.
+    /// Any arrangement, standard or Chess960. Castling rights (rooks by square) are kept
+    /// only for rooks on their home rank with their king on its home rank, wherever on it
+    /// (of two Koedem kings there, the one on the e-file): that king is the one that
+    /// castles, and counts as unmoved while its colour keeps a right.
     #[must_use]
     pub fn from_parts(
         board: Board,
@@ -188,23 +177,13 @@ impl Position {
         ep_square: Option<Square>,
         rules: Ruleset,
     ) -> Position {
-        let mut castling = castling & START_ROOKS & board.by_role(Role::Rook);
-        let mut king_unmoved = ByColor::default();
-        for color in Color::ALL {
-            let ours = castling & home_rank(color) & board.by_color(color);
-            let king_home = board.kings(color).contains(king_home(color));
-            if !king_home {
-                castling = castling - home_rank(color);
-            }
-            king_unmoved[color] = king_home && ours.any();
-        }
+        let castling = Castling::from_setup(&board, castling);
         Position {
             board,
             promoted: promoted & board.occupied(),
             pockets,
             turn,
             castling,
-            king_unmoved,
             ep_square,
             rules,
         }
@@ -242,7 +221,21 @@ impl Position {
     /// The rooks (by square) that keep the right to castle.
     #[must_use]
     pub const fn castling_rights(&self) -> Bitboard {
-        self.castling
+        self.castling.rights()
+    }
+
+    /// The square `color`'s castling king started on: e1/e8 in standard chess, any file of
+    /// the home rank in Chess960. Castling moves the king from there.
+    #[must_use]
+    pub fn castling_king(&self, color: Color) -> Square {
+        self.castling.king_start(color)
+    }
+
+    /// The rook of `color` that keeps the right to castle on the h-side (`king_side`) or
+    /// the a-side of its king, by its square.
+    #[must_use]
+    pub fn castling_rook(&self, color: Color, king_side: bool) -> Option<Square> {
+        self.castling.rook(color, king_side)
     }
 
     /// The square a pawn just skipped with a double step, if any.
@@ -300,7 +293,7 @@ impl Position {
             board: self.board,
             promoted: self.promoted,
             turn: self.turn,
-            castling: self.castling,
+            castling: self.castling.rights(),
             ep_square: self.capturable_ep_square(),
         }
     }
@@ -631,10 +624,10 @@ impl Position {
     /// Castling moves whose right, empty path and unattacked king path all hold.
     fn gen_castling(&self, moves: &mut MoveList, ksq: Square) {
         let us = self.turn;
-        if ksq != king_home(us) {
+        if ksq != self.castling.king_start(us) {
             return;
         }
-        let rooks = self.castling & home_rank(us) & self.board.by_piece(Role::Rook.of(us));
+        let rooks = self.castling.rights() & home_rank(us) & self.board.by_piece(Role::Rook.of(us));
         for rook in rooks {
             if self.castle_is_possible(ksq, rook) {
                 moves.push(Move::Castle { king: ksq, rook });
@@ -658,14 +651,14 @@ impl Position {
     }
 
     /// Whether every square the king and the rook pass or land on is empty (but for the two
-    /// of them).
+    /// of them: in Chess960 the king may stand on the rook's target and the other way round).
     fn castle_path_clear(&self, king: Square, rook: Square) -> bool {
         let king_to = castle_king_target(king, rook);
         let rook_to = castle_rook_target(king, rook);
         let occ = self.board.occupied().without(king).without(rook);
         let path = between(king, rook)
             | between(king, king_to).with(king_to)
-            | Bitboard::from_square(rook_to);
+            | between(rook, rook_to).with(rook_to);
         (path & occ).is_empty()
     }
 
@@ -728,9 +721,11 @@ impl Position {
             }
         }
         // Castling: right and empty path (attacks are legality).
-        let king = king_home(color);
+        let king = self.castling.king_start(color);
         if b.piece_at(king) == Some(Role::King.of(color)) {
-            for rook in self.castling & home_rank(color) & b.by_piece(Role::Rook.of(color)) {
+            let rooks =
+                self.castling.rights() & home_rank(color) & b.by_piece(Role::Rook.of(color));
+            for rook in rooks {
                 if self.castle_path_clear(king, rook) {
                     moves.push(Move::Castle { king, rook });
                 }
@@ -852,7 +847,8 @@ impl Position {
     }
 
     /// The same move as the generator writes it: the capture field from the board, a king
-    /// two-square step as castling when it fits, a pawn's diagonal step onto the en passant
+    /// step from its castling square to the g- or c-file that no king step reaches, or onto
+    /// its own castling rook (as Chess960's UCI writes it), as castling; a pawn's diagonal step onto the en passant
     /// square as en passant, a pawn reaching the last rank as a queen promotion.
     #[must_use]
     pub fn normalize(&self, m: &Move) -> Move {
@@ -867,18 +863,28 @@ impl Position {
                 let role = self.board.role_at(from).unwrap_or(role);
                 let color = self.mover(m);
                 if role == Role::King
-                    && from == king_home(color)
+                    && from == self.castling.king_start(color)
                     && from.rank() == to.rank()
-                    && (to.file() == File::G || to.file() == File::C)
-                    && !king_attacks(from).contains(to)
                 {
-                    let rook_file = if to.file() == File::G {
-                        File::H
-                    } else {
-                        File::A
-                    };
-                    let rook = Square::from_coords(rook_file, from.rank());
-                    return Move::Castle { king: from, rook };
+                    if self.board.piece_at(to) == Some(Role::Rook.of(color))
+                        && self.castling.rights().contains(to)
+                    {
+                        return Move::Castle {
+                            king: from,
+                            rook: to,
+                        };
+                    }
+                    if (to.file() == File::G || to.file() == File::C)
+                        && !king_attacks(from).contains(to)
+                    {
+                        let king_side = to.file() == File::G;
+                        let corner = if king_side { File::H } else { File::A };
+                        let rook = self
+                            .castling
+                            .rook(color, king_side)
+                            .unwrap_or(Square::from_coords(corner, from.rank()));
+                        return Move::Castle { king: from, rook };
+                    }
                 }
                 if role == Role::Pawn
                     && Some(to) == self.ep_square
@@ -972,9 +978,8 @@ impl Position {
                 // Only the original king castles (Koedem's second king, dropped, moves
                 // without touching the rights): the original stands on its home square
                 // while it keeps them.
-                if piece.role == Role::King && from == king_home(piece.color) {
-                    self.castling = self.castling - home_rank(piece.color);
-                    self.king_unmoved[piece.color] = false;
+                if piece.role == Role::King && from == self.castling.king_start(piece.color) {
+                    self.castling.king_left(piece.color);
                 }
                 self.castling.discard(from);
                 self.castling.discard(to);
@@ -1004,24 +1009,15 @@ impl Position {
                     .set_piece_at(king_to, king_piece.unwrap_or(Role::King.of(mover)));
                 self.board
                     .set_piece_at(rook_to, rook_piece.unwrap_or(Role::Rook.of(mover)));
-                self.castling = self.castling - home_rank(mover);
-                self.king_unmoved[mover] = false;
+                self.castling.king_left(mover);
             }
             Move::Drop { piece, to } => {
                 self.pockets[piece.color].take(piece.role);
                 played.captured = self.take(to);
                 self.board.set_piece_at(to, piece);
-                let home_corner = (START_ROOKS & home_rank(piece.color)).contains(to);
-                if piece.role == Role::Rook
-                    && home_corner
-                    && self.rules.castle_with_dropped_rook
-                    && self.king_unmoved[piece.color]
-                    && self
-                        .board
-                        .kings(piece.color)
-                        .contains(king_home(piece.color))
-                {
-                    self.castling.add(to);
+                if piece.role == Role::Rook && self.rules.castle_with_dropped_rook {
+                    let kings = self.board.kings(piece.color);
+                    self.castling.rook_dropped(piece.color, to, kings);
                 }
             }
         }
@@ -1035,10 +1031,9 @@ impl Position {
         let promoted = self.promoted.contains(sq);
         self.promoted.discard(sq);
         self.castling.discard(sq);
-        if piece.role == Role::King && sq == king_home(piece.color) {
+        if piece.role == Role::King && sq == self.castling.king_start(piece.color) {
             // Koedem: only the original king castles; a king dropped later never does.
-            self.castling = self.castling - home_rank(piece.color);
-            self.king_unmoved[piece.color] = false;
+            self.castling.king_left(piece.color);
         }
         Some(Captured {
             piece,

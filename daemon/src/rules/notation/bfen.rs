@@ -14,7 +14,7 @@
 use std::fmt;
 
 use crate::rules::{
-    Bitboard, Board, ByBoard, ByColor, Color, File, Pockets, Position, Rank, Ruleset, Square,
+    Bitboard, Board, ByBoard, ByColor, Color, File, Pockets, Position, Rank, Role, Ruleset, Square,
     holdings_string, parse_holdings,
 };
 
@@ -124,16 +124,10 @@ pub fn parse_board_fen(text: &str, rules: Ruleset) -> Result<BoardFen, ParseBfen
     };
     let castling = match castling {
         None => Bitboard::EMPTY,
-        Some(&(off, f)) => parse_castling(f).ok_or_else(|| {
-            let chess960 = f.chars().all(|c| matches!(c, 'A'..='H' | 'a'..='h'));
+        Some(&(off, f)) => parse_castling(f, &board).ok_or_else(|| {
             err(
                 off,
-                if chess960 {
-                    "castling rights: '-' or letters of KQkq (Shredder-FEN rook files, as \
-                         Chess960 writes, are not supported: bugbridge plays standard starts)"
-                } else {
-                    "castling rights: '-' or letters of KQkq"
-                },
+                "castling rights: '-', letters of KQkq or rook files A-H/a-h (Chess960)",
             )
         })?,
     };
@@ -196,31 +190,67 @@ mod counters_tests {
             clocks.times.map(|t| (t.white, t.black)),
             Some((142.0, 164.0))
         );
-        let e = parse_board_fen(
-            "nrbbqnkr/pppppppp/8/8/8/8/PPPPPPPP/NRBBQNKR w BHbh - 0 1",
-            rules,
-        )
-        .unwrap_err();
+        let e = parse_board_fen("8/8/8/8/8/8/8/4K2R w KX - 0 1", rules).unwrap_err();
         assert!(e.expected.contains("Chess960"), "{e}");
     }
 }
 
-fn parse_castling(f: &str) -> Option<Bitboard> {
+/// Castling rights as FEN (`KQkq`), Shredder-FEN (`HAha`: the rooks' files) or X-FEN (both
+/// mixed) write them: `K`/`Q` name the outermost rook of that side of the king on its home
+/// rank (the corner rook in standard chess), a file letter the rook on that file. A right
+/// whose rook is not there is dropped by [`Position::from_parts`].
+fn parse_castling(f: &str, board: &Board) -> Option<Bitboard> {
     if f == "-" {
         return Some(Bitboard::EMPTY);
     }
     let mut rights = Bitboard::EMPTY;
     for c in f.chars() {
-        let (file, rank) = match c {
-            'K' => (File::H, Rank::First),
-            'Q' => (File::A, Rank::First),
-            'k' => (File::H, Rank::Eighth),
-            'q' => (File::A, Rank::Eighth),
+        let color = if c.is_ascii_uppercase() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let home = Rank::First.relative_to(color);
+        let square = match c.to_ascii_lowercase() {
+            'k' => home_king(board, color)
+                .and_then(|king| outermost_rook(board, color, king, true))
+                .unwrap_or(Square::from_coords(File::H, home)),
+            'q' => home_king(board, color)
+                .and_then(|king| outermost_rook(board, color, king, false))
+                .unwrap_or(Square::from_coords(File::A, home)),
+            'a'..='h' => Square::from_coords(File::from_char(c.to_ascii_lowercase())?, home),
             _ => return None,
         };
-        rights.add(Square::from_coords(file, rank));
+        rights.add(square);
     }
     Some(rights)
+}
+
+/// The king of `color` that castles: on its home rank, the e-file one when Koedem gives the
+/// colour two there.
+fn home_king(board: &Board, color: Color) -> Option<Square> {
+    let home = Rank::First.relative_to(color);
+    let kings = board.kings(color) & Bitboard::from_rank(home);
+    let e = Square::from_coords(File::E, home);
+    if kings.contains(e) {
+        Some(e)
+    } else {
+        kings.single()
+    }
+}
+
+/// The rook of `color` on its home rank furthest from `king` on the h-side (`king_side`) or
+/// the a-side: what X-FEN's `K`/`Q` name.
+fn outermost_rook(board: &Board, color: Color, king: Square, king_side: bool) -> Option<Square> {
+    let home = Bitboard::from_rank(Rank::First.relative_to(color));
+    let mut rooks = (board.by_piece(Role::Rook.of(color)) & home)
+        .into_iter()
+        .filter(|&r| (r > king) == king_side);
+    if king_side {
+        rooks.last()
+    } else {
+        rooks.next()
+    }
 }
 
 /// Placement with `~` marks, then holdings in any of the accepted forms.
@@ -304,19 +334,28 @@ fn parse_placement_and_holdings(field: &str) -> Result<(Board, Bitboard, Pockets
     Ok((board, promoted, pockets))
 }
 
-/// Castling rights as FEN writes them (`KQkq`, `-`).
+/// Castling rights as X-FEN writes them: `KQkq` for the outermost rook on each side of
+/// the king (always so in standard chess), the rook's file (`B`, `h`) for a Chess960 rook
+/// with another rook of its colour beyond it; `-` for none.
 #[must_use]
 pub fn castling_string(position: &Position) -> String {
-    let rights = position.castling_rights();
     let mut s = String::new();
-    for (c, file, rank) in [
-        ('K', File::H, Rank::First),
-        ('Q', File::A, Rank::First),
-        ('k', File::H, Rank::Eighth),
-        ('q', File::A, Rank::Eighth),
-    ] {
-        if rights.contains(Square::from_coords(file, rank)) {
-            s.push(c);
+    for color in [Color::White, Color::Black] {
+        for king_side in [true, false] {
+            let Some(rook) = position.castling_rook(color, king_side) else {
+                continue;
+            };
+            let king = position.castling_king(color);
+            let outermost = outermost_rook(position.board(), color, king, king_side);
+            let letter = if outermost == Some(rook) {
+                if king_side { 'k' } else { 'q' }
+            } else {
+                rook.file().char()
+            };
+            s.push(match color {
+                Color::White => letter.to_ascii_uppercase(),
+                Color::Black => letter,
+            });
         }
     }
     if s.is_empty() {

@@ -493,7 +493,8 @@ fn disambiguation(
 
 /// The moves `color` could physically make that this SAN may describe: any piece of the
 /// role whose movement reaches the square (pins and checks ignored), any drop on an empty
-/// square (holdings ignored), castling when king and rook stand at home (rights ignored).
+/// square (holdings ignored), castling when king and rook stand at home (rights ignored:
+/// the rook keeping the right on that side, else the corner's).
 fn physical_candidates(position: &Position, san: &San, color: Color) -> Vec<Move> {
     let board = position.board();
     let occupied = board.occupied();
@@ -511,12 +512,12 @@ fn physical_candidates(position: &Position, san: &San, color: Color) -> Vec<Move
             }
         }
         SanKind::Castle(side) => {
-            let king = Square::from_coords(File::E, home);
-            let rook_file = match side {
-                CastlingSide::King => File::H,
-                CastlingSide::Queen => File::A,
-            };
-            let rook = Square::from_coords(rook_file, home);
+            let king = position.castling_king(color);
+            let king_side = side == CastlingSide::King;
+            let corner = if king_side { File::H } else { File::A };
+            let rook = position
+                .castling_rook(color, king_side)
+                .unwrap_or(Square::from_coords(corner, home));
             if board.piece_at(king) == Some(Role::King.of(color))
                 && board.piece_at(rook) == Some(Role::Rook.of(color))
             {
