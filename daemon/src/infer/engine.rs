@@ -485,6 +485,11 @@ impl Inferrer {
             false,
             track.missing_ok,
         );
+        let found = if found.is_none_or(|e| !e.legality.is_legal()) {
+            self.settle_gap_by_move(board, p, out).or(found)
+        } else {
+            found
+        };
         if found.is_none_or(|e| !e.legality.is_legal()) && self.takeback(board, p.t, out) {
             return false;
         }

@@ -11,7 +11,8 @@ use crate::rules::notation::San;
 use crate::rules::{BoardId, Color, Move, Piece, Position};
 
 use super::super::Inferrer;
-use super::super::matcher;
+use super::super::board_track::PendingPress;
+use super::super::matcher::{self, Explanation};
 use super::super::output::{Correction, CorrectionKind, Inference, MoveFlags};
 use super::bridge::BridgeAt;
 use super::timing::ClockMark;
@@ -188,6 +189,48 @@ impl Inferrer {
         let alternatives = &mut self.tracks[board].gap_alternatives;
         alternatives.retain(|a| a.as_slice() != seq);
         alternatives.push(old);
+    }
+
+    /// A press on `board` whose board no legal move explains from the record: if the
+    /// board's last gap has alternatives under one of which a legal move explains it, that
+    /// alternative was what happened. It replaces the recorded one (each changed ply
+    /// published as a correction) and the move it explains is returned. Nothing changes
+    /// when none does: the alert then is not the committed alternative's alone.
+    pub(crate) fn settle_gap_by_move(
+        &mut self,
+        board: BoardId,
+        p: PendingPress,
+        out: &mut Vec<Inference>,
+    ) -> Option<Explanation> {
+        let last = self.tracks[board].last_gap?;
+        let alternatives = self.tracks[board].gap_alternatives.clone();
+        if alternatives.is_empty() {
+            return None;
+        }
+        let (_, indices) = self.gap_indices(board, last)?;
+        let chosen: Vec<Move> = indices.iter().map(|&i| self.record[i].mv).collect();
+        for alt in alternatives {
+            let mut trial = Vec::new();
+            self.switch_gap_sequence(p.t, board, &alt, &mut trial);
+            let track = &self.tracks[board];
+            let found = matcher::explain_with(
+                self.game.board(board),
+                &track.physical,
+                p.by,
+                &track.lifts,
+                &mut self.scratch,
+                false,
+                track.missing_ok,
+            );
+            if let Some(exp) = found
+                && exp.legality.is_legal()
+            {
+                out.extend(trial);
+                return Some(exp);
+            }
+            self.switch_gap_sequence(p.t, board, &chosen, &mut Vec::new());
+        }
+        None
     }
 
     /// A drop on `board` of a piece not in hand: if an alternative of a bridged gap's
