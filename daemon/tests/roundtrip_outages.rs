@@ -42,8 +42,24 @@ struct Outcome {
     verdict: Verdict,
     /// The longest outage of the trace (ms).
     outage: u64,
+    /// Whether the board kept its log of the outage (stayed powered) and replayed it.
+    logged: bool,
     illegal_alerts: usize,
     replayable: Result<(), String>,
+}
+
+/// Whether a board replayed its log at a link-up (square changes at the link-up time).
+fn replays_a_log(trace: &[(u64, SensorEvent)]) -> bool {
+    let ups: Vec<(u64, BoardId)> = trace
+        .iter()
+        .filter_map(|(t, ev)| match ev {
+            SensorEvent::Link { board, up: true } => Some((*t, *board)),
+            _ => None,
+        })
+        .collect();
+    trace.iter().any(
+        |(t, ev)| matches!(ev, SensorEvent::Square { board, .. } if ups.contains(&(*t, *board))),
+    )
 }
 
 fn outage_lengths(trace: &[(u64, SensorEvent)]) -> Vec<u64> {
@@ -66,6 +82,7 @@ fn outage_lengths(trace: &[(u64, SensorEvent)]) -> Vec<u64> {
 fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
     let trace = simulate(game, Profile::Outages, seed);
     let outage = outage_lengths(&trace).into_iter().max().unwrap_or(0);
+    let logged = replays_a_log(&trace);
     let mut inf = Inferrer::new(InferConfig::default(), Some(game.start.clone()));
     let mut out = Vec::new();
     let mut last = 0;
@@ -114,6 +131,7 @@ fn run_game(name: &str, game: &SimGame, seed: u64) -> Outcome {
     Outcome {
         verdict,
         outage,
+        logged,
         illegal_alerts,
         replayable: replayable(name, game, record),
     }
@@ -288,11 +306,15 @@ fn bucket(ms: u64) -> &'static str {
 }
 
 fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
-    let mut by_len: BTreeMap<&str, Figures> = BTreeMap::new();
+    let mut by_len: BTreeMap<(&str, &str), Figures> = BTreeMap::new();
     let mut total = Figures::default();
     let mut problems = Vec::new();
     for (name, o) in outcomes {
-        for f in [by_len.entry(bucket(o.outage)).or_default(), &mut total] {
+        let kind = if o.logged { "log kept" } else { "power lost" };
+        for f in [
+            by_len.entry((kind, bucket(o.outage))).or_default(),
+            &mut total,
+        ] {
             f.games += 1;
             match &o.verdict {
                 Verdict::Exact => f.exact += 1,
@@ -324,8 +346,8 @@ fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
             f.games, f.exact, f.ambiguous, f.stopped, f.wrong, f.replayable, f.illegal_alerts
         );
     };
-    for (k, f) in &by_len {
-        line(k, f);
+    for ((kind, len), f) in &by_len {
+        line(&format!("{kind} {len}"), f);
     }
     line("all", &total);
     for p in problems.iter().take(40) {

@@ -578,10 +578,16 @@ impl Inferrer {
             .gap_entries(board, last)
             .map(|e| e.san.clone())
             .collect();
-        let others: Vec<String> = alternatives
+        let mut others: Vec<String> = alternatives
             .iter()
             .map(|a| format!("[{}]", a.join(" ")))
             .collect();
+        if alternatives.len() + 1 >= MAX_ALTERNATIVES {
+            // The search stops collecting there: say so rather than imply the list is all.
+            others.push(format!(
+                "and perhaps more (the search keeps the first {MAX_ALTERNATIVES} orders)"
+            ));
+        }
         out.push(Inference::Alert(Alert {
             t,
             board: Some(board),
