@@ -260,6 +260,7 @@ outage! {
     outage_232 => "outage-232",
     outage_252 => "outage-252",
     outage_269 => "outage-269",
+    outage_273 => "outage-273",
     outage_277 => "outage-277",
 }
 
@@ -304,12 +305,9 @@ koedem! {
 /// physical situation behind it. They stay listed here, and this test fails as soon as one
 /// of them passes, so that it moves to the list above.
 ///
-/// - `outage-273`: at link-up a bishop sliding d2–h6 shows on f4 mid-slide; the press
-///   that follows is read as 4... Bxh6 with Black's 4... e5 premoved, where the game had
-///   4. Bd2 e5 5. Bxh6 (both readings fit the board and the whole-second clocks);
 /// - `outage-65`: a gap the search does not bridge within its bound, left without the
 ///   one `unrecognized-position` alert the arbiter needs.
-const OPEN: [&str; 2] = ["outage-273", "outage-65"];
+const OPEN: [&str; 1] = ["outage-65"];
 
 #[test]
 fn the_open_outage_traces_still_fail() {

@@ -267,9 +267,18 @@ impl Inferrer {
                     // in the gap ran, so its opponent pressed in it).
                     let popped: Vec<Vec<Move>> = {
                         let mut unique: Vec<Vec<Move>> = Vec::with_capacity(sequences.len());
-                        for s in &sequences {
-                            let s = s[..s.len() - 1].to_vec();
+                        for full in &sequences {
+                            let s = full[..full.len() - 1].to_vec();
+                            // A premove already on the board at link-up while the move it
+                            // answers was still being made after it: no premove.
+                            let answered_late = s
+                                .last()
+                                .is_some_and(|m| self.landed_after_link_up(board, m));
+                            let premove_early = full
+                                .last()
+                                .is_some_and(|m| !self.landed_after_link_up(board, m));
                             if !unique.contains(&s)
+                                && !(answered_late && premove_early)
                                 && self.clocks_allow_seq(board, &s, s.len().saturating_sub(1), at)
                             {
                                 unique.push(s);
