@@ -928,3 +928,19 @@ async fn the_relay_server_streams_over_tcp_and_its_shutdown_ends_open_streams() 
     table_loop.stop().await;
     relay_loop.stop().await;
 }
+
+/// A table known only by its `online` status (no state yet) has no clock reading: its
+/// summary says the clocks are unread, so the tournament page shows none (not 0:00).
+#[test]
+fn a_table_known_only_by_its_status_has_unread_clocks() {
+    let view = relay::View::with_options(HubOptions::default());
+    view.apply("t9", relay::Message::Status(true));
+    let summary = view.summary("t9");
+    assert_eq!(summary.status, "online");
+    assert!(
+        summary.clocks.A.unread && summary.clocks.B.unread,
+        "{summary:?}"
+    );
+    let json = serde_json::to_value(&summary).expect("JSON");
+    assert_eq!(json["clocks"]["A"]["unread"], true, "{json}");
+}
