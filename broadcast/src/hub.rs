@@ -609,10 +609,25 @@ impl Hub {
 
 impl MatchEntry {
     /// Subscribes to the public stream and returns the state at that instant, atomically:
-    /// everything received afterwards is newer than the snapshot.
-    pub(crate) fn subscribe_public(&self) -> (broadcast::Receiver<Delivery>, Item) {
+    /// everything received afterwards is newer than the snapshot. Also returns the events
+    /// kept in history that are newer than that state: fanned out before the subscription,
+    /// not counted in the state yet. A relay's hub has them between a mirrored event and
+    /// the state that follows it (two MQTT messages); a viewer subscribing then would
+    /// otherwise miss that event.
+    pub(crate) fn subscribe_public(&self) -> (broadcast::Receiver<Delivery>, Item, Vec<Item>) {
         let data = self.data.read().unwrap_or_else(|e| e.into_inner());
-        (self.public.subscribe(), data.state_item.clone())
+        let state_seq = data.state.seq;
+        let ahead = data
+            .events
+            .iter()
+            .rev()
+            .take_while(|i| i.seq > state_seq)
+            .cloned()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        (self.public.subscribe(), data.state_item.clone(), ahead)
     }
 
     /// Like [`MatchEntry::subscribe_public`] for the alert stream; also returns the alert

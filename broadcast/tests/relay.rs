@@ -944,3 +944,48 @@ fn a_table_known_only_by_its_status_has_unread_clocks() {
     let json = serde_json::to_value(&summary).expect("JSON");
     assert_eq!(json["clocks"]["A"]["unread"], true, "{json}");
 }
+
+/// A relay receives a match's event and its new state as two messages. A viewer whose
+/// stream opens between them gets the state before the event (its catch-up), then that
+/// event, then the new state: its `seq`s run on without a gap.
+#[tokio::test]
+async fn a_viewer_opening_between_an_event_and_its_state_gets_that_event() {
+    let (relay_view, _loop) = Relay::new(RelayOptions {
+        mqtt: PublisherOptions::from_url("mqtt://127.0.0.1:1").unwrap(),
+        delay: Duration::ZERO,
+        hub: HubOptions::default(),
+    })
+    .unwrap();
+    let live = relay_view.live();
+    let mut two = common::state(2);
+    two.seq = 2;
+    live.apply("t1", relay::Message::State(Box::new(two)));
+    for plies in 1..=3 {
+        let mut event = common::move_event(plies);
+        event.seq = u64::from(plies);
+        live.apply("t1", relay::Message::Event(event));
+    }
+    let router = relay::http::router(relay_view.clone(), HttpOptions::default());
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/t1/stream")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body().into_data_stream();
+    let got = body_until(&mut body, "id: 3\n").await;
+    let mut three = common::state(3);
+    three.seq = 3;
+    live.apply("t1", relay::Message::State(Box::new(three)));
+    let got = got + &body_until(&mut body, "id: 3\nevent: state").await;
+    // The frames' ids in order: the catch-up state (2), the event (3), the state (3).
+    let ids: Vec<&str> = got
+        .split("\n\n")
+        .filter_map(|f| f.lines().find_map(|l| l.strip_prefix("id: ")))
+        .collect();
+    assert_eq!(ids, ["2", "3", "3"], "{got}");
+}

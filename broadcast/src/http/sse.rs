@@ -73,13 +73,18 @@ impl Stream {
     fn subscribe(&mut self, last: Option<u64>) {
         match self.kind {
             Kind::Public => {
-                let (rx, state) = self.entry.subscribe_public();
+                let (rx, state, ahead) = self.entry.subscribe_public();
                 self.rx = rx;
                 self.pending.push_back(state.frame.clone());
                 if let Some(last) = last {
                     for item in self.entry.events_between(last, state.seq) {
                         self.pending.push_back(item.frame);
                     }
+                }
+                // Events already out but not yet in the state (a relay's hub between an
+                // event and its state): sent after the catch-up, so none is skipped.
+                for item in ahead {
+                    self.pending.push_back(item.frame);
                 }
             }
             Kind::Alerts => {
@@ -152,7 +157,7 @@ impl Stream {
 
 fn respond(app: &AppState, entry: Arc<MatchEntry>, kind: Kind, last: Option<u64>) -> Response {
     let period = app.opts.keep_alive;
-    let (rx, _) = entry.subscribe_public();
+    let (rx, _, _) = entry.subscribe_public();
     let mut stream = Stream {
         kind,
         rx,
