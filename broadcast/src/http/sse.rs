@@ -6,7 +6,9 @@
 //! 2. `event: state` with the whole [`MatchState`](crate::wire::MatchState) (`id:` its `seq`):
 //!    the catch-up, always, so a reconnecting viewer never keeps a stale position,
 //! 3. if the request had `Last-Event-ID: n` (browsers send it on reconnect), the events kept
-//!    in history with `seq > n` up to the catch-up's `seq`, for consumers that want the log,
+//!    in history with `seq > n` up to the catch-up's `seq`, for consumers that want the log;
+//!    then the events newer than the catch-up already fanned out (a relay's hub between an
+//!    event and the state that follows it), so that no event is skipped,
 //! 4. then live: each event as an unnamed message (`id:` its `seq`, data the same JSON as
 //!    the MQTT `events` topic) followed by `event: state` with the new state,
 //! 5. a comment line every keep-alive interval.
