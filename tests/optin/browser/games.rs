@@ -5,8 +5,9 @@
 //! the position the daemon computed for that move (read with the daemon's own BFEN reader),
 //! and the last position is the one the live match ended with.
 //!
-//! Then every page of the daemon (the past game, the front page, the viewer, the arbiter view)
-//! is judged by what renders at each of [`WIDTHS`](super::layout::WIDTHS).
+//! Then every page of the daemon (the past game, the front page, the viewer, the arbiter view
+//! and its token form) is judged by what renders at each of
+//! [`WIDTHS`](super::layout::WIDTHS).
 
 use std::net::SocketAddr;
 
@@ -278,6 +279,23 @@ async fn a_recorded_game_is_listed_and_steps_through_its_positions() {
             .await;
         super::layout::assert_renders(&browser, page, "main, header.chrome").await;
     }
+    // The arbiter view without the token: the form asking for it.
+    browser
+        .client()
+        .delete_all_cookies()
+        .await
+        .expect("cookies cleared");
+    browser
+        .goto(&format!("http://{addr}/arbiter/{MATCH}"))
+        .await;
+    browser
+        .wait_for(
+            "the token form",
+            "return !!document.getElementById('token');",
+            vec![],
+        )
+        .await;
+    super::layout::assert_renders(&browser, "arbiter-login", "main").await;
 
     browser.close().await;
     daemon.stop().await;
