@@ -989,3 +989,37 @@ async fn a_viewer_opening_between_an_event_and_its_state_gets_that_event() {
         .collect();
     assert_eq!(ids, ["2", "3", "3"], "{got}");
 }
+
+/// A relay's viewers are told whether the table's daemon is online: after the catch-up
+/// (so a viewer arriving at an offline table knows at once) and on every change.
+#[tokio::test]
+async fn the_relays_viewers_are_told_the_tables_status_after_the_catch_up_and_on_change() {
+    let (relay_view, _loop) = Relay::new(RelayOptions {
+        mqtt: PublisherOptions::from_url("mqtt://127.0.0.1:1").unwrap(),
+        delay: Duration::ZERO,
+        hub: HubOptions::default(),
+    })
+    .unwrap();
+    let live = relay_view.live();
+    // The status first, then the match's first state.
+    live.apply("t1", relay::Message::Status(false));
+    live.apply("t1", relay::Message::State(Box::new(common::state(2))));
+    let router = relay::http::router(relay_view.clone(), HttpOptions::default());
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/t1/stream")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut body = response.into_body().into_data_stream();
+    let got = body_until(&mut body, "event: status\ndata: {\"online\":false}\n\n").await;
+    assert!(
+        got.find("event: state").expect("the catch-up") < got.find("event: status").unwrap(),
+        "the status follows the catch-up: {got}"
+    );
+    live.apply("t1", relay::Message::Status(true));
+    body_until(&mut body, "event: status\ndata: {\"online\":true}\n\n").await;
+}

@@ -147,9 +147,17 @@ impl View {
                     // events from 1 again.
                     hub.mirror_restart(match_id);
                 }
+                hub.mirror_status(match_id, online);
                 before != Some(online)
             }
-            Message::State(state) => hub.mirror_state(match_id, *state),
+            Message::State(state) => {
+                let taken = hub.mirror_state(match_id, *state);
+                // The status may have come before the match's first state.
+                if let Some(online) = self.online(match_id) {
+                    hub.mirror_status(match_id, online);
+                }
+                taken
+            }
             Message::Bpgn(bpgn) => {
                 hub.mirror_bpgn(match_id, bpgn);
                 false

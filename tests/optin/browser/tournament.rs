@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
 use bugbridge_broadcast::wire::{
-    Board, BoardClock, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry,
+    Board, BoardClock, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry, Side,
 };
 use bugbridge_broadcast::{Hub, HubOptions, Update};
 use bugbridge_tests::game::TestGame;
@@ -329,6 +329,11 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
         st.clocks.B.white = 97.0;
         st.clocks.B.black = 12.0;
         match n {
+            // The table that goes offline: its clocks were running, read long ago.
+            3 => {
+                st.clocks.A.running = Some(Side::White);
+                st.clocks.B.running = Some(Side::Black);
+            }
             // A one-board table: board B is not configured, its clock never read.
             5 => {
                 st.boards.B.configured = false;
@@ -493,6 +498,26 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
         "the one-board table's clocks on the relay's viewer"
     );
     super::layout::assert_renders(&browser, "viewer-one-board", "main, header.chrome").await;
+    // The relay's viewer of the offline table: told so, its clocks as last read (running,
+    // they would have run down to 0.0 since their reading).
+    browser.goto(&format!("{base}/match/lay3")).await;
+    let clocks = browser
+        .wait_for(
+            "the offline table's clocks on the viewer",
+            "const s = window.bugbridge && window.bugbridge.state; \
+             if (!s || s.id !== 'lay3' || window.bugbridge.online !== false) return null; \
+             const conn = document.getElementById('conn').textContent; \
+             const shown = ['A-white', 'A-black', 'B-white', 'B-black'].map((k) => \
+               document.getElementById('clock-' + k).innerText.trim()); \
+             return shown[0] ? [conn, ...shown] : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        clocks,
+        Value::from(vec!["table offline", "3:01", "3:23", "1:37", "12.0"]),
+        "the offline table's clocks on the relay's viewer"
+    );
     browser.close().await;
     for p in publishers {
         let _ = p.stop.send(());
