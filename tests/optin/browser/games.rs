@@ -31,7 +31,7 @@ const PLIES: usize = 12;
 
 /// Waits until `/api/games` lists a game (the archive is filled right after the end is
 /// published, so it may lag the stream by a moment).
-async fn listed(addr: SocketAddr) -> Vec<GameSummary> {
+pub(super) async fn listed(addr: SocketAddr) -> Vec<GameSummary> {
     let deadline = tokio::time::Instant::now() + LIMIT;
     loop {
         let (status, body) = http::get(addr, "/api/games").await;
