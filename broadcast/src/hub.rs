@@ -108,6 +108,9 @@ pub(crate) struct MatchData {
     pub(crate) version: u64,
     pub(crate) events: VecDeque<Item>,
     pub(crate) alerts: VecDeque<Item>,
+    /// Whether the table's daemon is online, as an SSE `status` frame, when this hub is a
+    /// relay's (which knows it from the retained `status`); `None` on a daemon's own hub.
+    pub(crate) status_frame: Option<Bytes>,
 }
 
 /// One match served.
@@ -388,6 +391,7 @@ impl Hub {
                         version: 0,
                         events: VecDeque::new(),
                         alerts: VecDeque::new(),
+                        status_frame: None,
                     }),
                     public: broadcast::channel(cap).0,
                     private: broadcast::channel(cap).0,
@@ -607,12 +611,45 @@ impl Hub {
     }
 }
 
+/// A new subscription to a match's public stream and what its catch-up sends
+/// ([`MatchEntry::subscribe_public`]).
+pub(crate) struct PublicSubscription {
+    pub(crate) rx: broadcast::Receiver<Delivery>,
+    /// The state at the instant of the subscription.
+    pub(crate) state: Item,
+    /// Events already fanned out that the state does not count yet.
+    pub(crate) ahead: Vec<Item>,
+    /// The table's status frame (a relay's hub only).
+    pub(crate) status: Option<Bytes>,
+}
+
 impl MatchEntry {
     /// Subscribes to the public stream and returns the state at that instant, atomically:
-    /// everything received afterwards is newer than the snapshot.
-    pub(crate) fn subscribe_public(&self) -> (broadcast::Receiver<Delivery>, Item) {
+    /// everything received afterwards is newer than the snapshot. Also returns the events
+    /// kept in history that are newer than that state: fanned out before the subscription,
+    /// not counted in the state yet. A relay's hub has them between a mirrored event and
+    /// the state that follows it (two MQTT messages); a viewer subscribing then would
+    /// otherwise miss that event.
+    /// With them, the table's status frame when the hub is a relay's.
+    pub(crate) fn subscribe_public(&self) -> PublicSubscription {
         let data = self.data.read().unwrap_or_else(|e| e.into_inner());
-        (self.public.subscribe(), data.state_item.clone())
+        let state_seq = data.state.seq;
+        let ahead = data
+            .events
+            .iter()
+            .rev()
+            .take_while(|i| i.seq > state_seq)
+            .cloned()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        PublicSubscription {
+            rx: self.public.subscribe(),
+            state: data.state_item.clone(),
+            ahead,
+            status: data.status_frame.clone(),
+        }
     }
 
     /// Like [`MatchEntry::subscribe_public`] for the alert stream; also returns the alert

@@ -928,3 +928,98 @@ async fn the_relay_server_streams_over_tcp_and_its_shutdown_ends_open_streams() 
     table_loop.stop().await;
     relay_loop.stop().await;
 }
+
+/// A table known only by its `online` status (no state yet) has no clock reading: its
+/// summary says the clocks are unread, so the tournament page shows none (not 0:00).
+#[test]
+fn a_table_known_only_by_its_status_has_unread_clocks() {
+    let view = relay::View::with_options(HubOptions::default());
+    view.apply("t9", relay::Message::Status(true));
+    let summary = view.summary("t9");
+    assert_eq!(summary.status, "online");
+    assert!(
+        summary.clocks.A.unread && summary.clocks.B.unread,
+        "{summary:?}"
+    );
+    let json = serde_json::to_value(&summary).expect("JSON");
+    assert_eq!(json["clocks"]["A"]["unread"], true, "{json}");
+}
+
+/// A relay receives a match's event and its new state as two messages. A viewer whose
+/// stream opens between them gets the state before the event (its catch-up), then that
+/// event, then the new state: its `seq`s run on without a gap.
+#[tokio::test]
+async fn a_viewer_opening_between_an_event_and_its_state_gets_that_event() {
+    let (relay_view, _loop) = Relay::new(RelayOptions {
+        mqtt: PublisherOptions::from_url("mqtt://127.0.0.1:1").unwrap(),
+        delay: Duration::ZERO,
+        hub: HubOptions::default(),
+    })
+    .unwrap();
+    let live = relay_view.live();
+    let mut two = common::state(2);
+    two.seq = 2;
+    live.apply("t1", relay::Message::State(Box::new(two)));
+    for plies in 1..=3 {
+        let mut event = common::move_event(plies);
+        event.seq = u64::from(plies);
+        live.apply("t1", relay::Message::Event(event));
+    }
+    let router = relay::http::router(relay_view.clone(), HttpOptions::default());
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/t1/stream")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut body = response.into_body().into_data_stream();
+    let got = body_until(&mut body, "id: 3\n").await;
+    let mut three = common::state(3);
+    three.seq = 3;
+    live.apply("t1", relay::Message::State(Box::new(three)));
+    let got = got + &body_until(&mut body, "id: 3\nevent: state").await;
+    // The frames' ids in order: the catch-up state (2), the event (3), the state (3).
+    let ids: Vec<&str> = got
+        .split("\n\n")
+        .filter_map(|f| f.lines().find_map(|l| l.strip_prefix("id: ")))
+        .collect();
+    assert_eq!(ids, ["2", "3", "3"], "{got}");
+}
+
+/// A relay's viewers are told whether the table's daemon is online: after the catch-up
+/// (so a viewer arriving at an offline table knows at once) and on every change.
+#[tokio::test]
+async fn the_relays_viewers_are_told_the_tables_status_after_the_catch_up_and_on_change() {
+    let (relay_view, _loop) = Relay::new(RelayOptions {
+        mqtt: PublisherOptions::from_url("mqtt://127.0.0.1:1").unwrap(),
+        delay: Duration::ZERO,
+        hub: HubOptions::default(),
+    })
+    .unwrap();
+    let live = relay_view.live();
+    // The status first, then the match's first state.
+    live.apply("t1", relay::Message::Status(false));
+    live.apply("t1", relay::Message::State(Box::new(common::state(2))));
+    let router = relay::http::router(relay_view.clone(), HttpOptions::default());
+    let response = router
+        .clone()
+        .oneshot(
+            Request::get("/api/matches/t1/stream")
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut body = response.into_body().into_data_stream();
+    let got = body_until(&mut body, "event: status\ndata: {\"online\":false}\n\n").await;
+    assert!(
+        got.find("event: state").expect("the catch-up") < got.find("event: status").unwrap(),
+        "the status follows the catch-up: {got}"
+    );
+    live.apply("t1", relay::Message::Status(true));
+    body_until(&mut body, "event: status\ndata: {\"online\":true}\n\n").await;
+}

@@ -8,6 +8,12 @@
 //! * p50/p99/max from the table's `Hub::publish` to the viewer reading the event (match
 //!   streams) or the table's line (tournament stream), over the measurement window;
 //! * each relay's resident set (`VmRSS`) with 100 tables and 5,000 viewers;
+//! * the central broker restarted mid-round (stopped cleanly while the tables play on, its
+//!   persistent sessions saved, and started again): the events the match viewers of both
+//!   relays did not get, counted as the jumps of each viewer's `seq` (the events exist on
+//!   the broker: each table's publisher sends what the broker never acknowledged again,
+//!   and the broker queues them in each relay's persistent session), and the time until
+//!   every viewer has an event published after the broker came back;
 //! * a relay restarted mid-round: the time until it serves all 100 tables at least as far
 //!   as they were when it was started again;
 //! * for comparison, one table's daemon serving its viewers itself (its hub and HTTP
@@ -79,6 +85,73 @@ impl Drop for Killed {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+/// The central broker: mosquitto with persistent sessions kept across a restart
+/// (`persistence true`, saved when it is stopped with `SIGTERM`), on a fixed port.
+struct Broker {
+    conf: PathBuf,
+    addr: SocketAddr,
+    child: Option<Child>,
+}
+
+impl Broker {
+    fn start(dir: &TempDir, addr: SocketAddr) -> Broker {
+        let conf = dir.path().join("mosquitto.conf");
+        let store = dir.path().join("store");
+        std::fs::create_dir_all(&store).expect("the persistence directory");
+        std::fs::write(
+            &conf,
+            format!(
+                "listener {} 127.0.0.1\nallow_anonymous true\npersistence true\n\
+                 persistence_location {}/\nautosave_interval 30\nuser root\n\
+                 message_size_limit 4194304\nmax_queued_messages 100000\n\
+                 max_inflight_messages 100\nlog_dest none\n",
+                addr.port(),
+                store.display()
+            ),
+        )
+        .expect("a config");
+        let mut broker = Broker {
+            conf,
+            addr,
+            child: None,
+        };
+        broker.spawn();
+        broker
+    }
+
+    fn spawn(&mut self) {
+        self.child = Some(
+            Command::new(mosquitto_binary())
+                .arg("-c")
+                .arg(&self.conf)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("mosquitto starts"),
+        );
+        while std::net::TcpStream::connect(self.addr).is_err() {
+            // Waiting for another process to bind its port: nothing to wait on but the port.
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops it cleanly: it saves its sessions, their queues and the retained messages.
+    async fn stop(&mut self) {
+        let child = self.child.take().expect("running");
+        let exit = bugbridge_tests::child::terminate(child, "mosquitto").await;
+        assert!(exit.success(), "mosquitto: {exit}");
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -323,6 +396,77 @@ static FAILED: AtomicU64 = AtomicU64::new(0);
 /// Woken when a viewer is counted in either.
 static SETTLED: LazyLock<Notify> = LazyLock::new(Notify::new);
 
+/// Events the match viewers did not get: the sum of the jumps of each viewer's `seq` (from
+/// the `seq` of the state it got first).
+static LOST: AtomicU64 = AtomicU64::new(0);
+/// Match viewers whose stream ended while their relay ran.
+static ENDED: AtomicU64 = AtomicU64::new(0);
+
+/// A point every match viewer must get past: an event of its table at `seq[table]` or
+/// later. `generation` 0 is no checkpoint.
+struct Checkpoint {
+    generation: AtomicU64,
+    seq: Vec<AtomicU64>,
+    passed: AtomicU64,
+    changed: Notify,
+}
+
+static CHECKPOINT: LazyLock<Checkpoint> = LazyLock::new(|| Checkpoint {
+    generation: AtomicU64::new(0),
+    seq: (0..TABLES).map(|_| AtomicU64::new(u64::MAX)).collect(),
+    passed: AtomicU64::new(0),
+    changed: Notify::new(),
+});
+
+impl Checkpoint {
+    /// Sets a new checkpoint at `seqs`.
+    fn set(&self, seqs: &[u64]) {
+        for (at, &seq) in self.seq.iter().zip(seqs) {
+            at.store(seq, Ordering::SeqCst);
+        }
+        self.passed.store(0, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A viewer of `table` got the event `seq`; `passed` is the generation it last passed.
+    fn seen(&self, table: usize, seq: u64, passed: &mut u64) {
+        let generation = self.generation.load(Ordering::SeqCst);
+        if generation == 0 || generation == *passed {
+            return;
+        }
+        if self
+            .seq
+            .get(table)
+            .is_some_and(|at| seq >= at.load(Ordering::SeqCst))
+        {
+            *passed = generation;
+            self.passed.fetch_add(1, Ordering::SeqCst);
+            self.changed.notify_waiters();
+        }
+    }
+
+    /// Waits until `viewers` viewers passed the checkpoint, at most `bound`; how many did.
+    async fn passed_by(&self, viewers: u64, bound: Duration) -> u64 {
+        let all = async {
+            loop {
+                let changed = self.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if self.passed.load(Ordering::SeqCst) >= viewers {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let _ = tokio::time::timeout(bound, all).await;
+        self.passed.load(Ordering::SeqCst)
+    }
+
+    fn clear(&self) {
+        self.generation.store(0, Ordering::SeqCst);
+    }
+}
+
 /// Counts a viewer as streaming or failed.
 fn settle(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
@@ -377,6 +521,9 @@ async fn viewer(
     let mut pending: Vec<u8> = Vec::new();
     let mut local = Vec::new();
     let mut counted = false;
+    // The last `seq` this (match) viewer has, and the checkpoint it last passed.
+    let mut last: Option<u64> = None;
+    let mut passed = 0u64;
     loop {
         let n = match stream.read(&mut buf).await {
             Ok(0) | Err(_) => break,
@@ -392,25 +539,37 @@ async fn viewer(
         while let Some(end) = pending[cursor..].windows(2).position(|w| w == b"\n\n") {
             let frame = std::str::from_utf8(&pending[cursor..cursor + end + 2]).unwrap_or("");
             cursor += end + 2;
-            if !measure {
-                continue;
-            }
             let (table, seq) = match table_of {
                 Some(t) => {
-                    if frame.contains("event:") {
-                        continue;
-                    }
                     let Some(id) = frame.find("id: ") else {
                         continue;
                     };
-                    let seq = frame[id + 4..]
+                    let Some(seq) = frame[id + 4..]
                         .split('\n')
                         .next()
-                        .and_then(|v| v.trim().parse::<u64>().ok());
-                    (t, seq)
+                        .and_then(|v| v.trim().parse::<u64>().ok())
+                    else {
+                        continue;
+                    };
+                    if frame.contains("event:") {
+                        // The state: the first one (the catch-up) is where the events start.
+                        last.get_or_insert(seq);
+                        continue;
+                    }
+                    if let Some(before) = last {
+                        if seq > before + 1 {
+                            LOST.fetch_add(seq - before - 1, Ordering::Relaxed);
+                        }
+                        if seq <= before {
+                            continue;
+                        }
+                    }
+                    last = Some(seq);
+                    CHECKPOINT.seen(t, seq, &mut passed);
+                    (t, Some(seq))
                 }
                 None => {
-                    if !frame.contains("event: table\n") {
+                    if !measure || !frame.contains("event: table\n") {
                         continue;
                     }
                     // `{"id":"t042","status":..,"seq":N,...}`: read the two fields only.
@@ -427,6 +586,9 @@ async fn viewer(
                     (t, field("\"seq\":").and_then(|v| v.parse().ok()))
                 }
             };
+            if !measure {
+                continue;
+            }
             let Some(seq) = seq else { continue };
             let published = clock.published[table]
                 .read()
@@ -441,6 +603,9 @@ async fn viewer(
         if !local.is_empty() {
             samples.lock().expect("not poisoned").append(&mut local);
         }
+    }
+    if counted && table_of.is_some() {
+        ENDED.fetch_add(1, Ordering::Relaxed);
     }
     if !counted {
         settle(&FAILED);
@@ -486,29 +651,7 @@ async fn complete(addr: SocketAddr, seqs: &[u64]) -> usize {
 async fn bench() {
     let dir = TempDir::new("bench-tournament");
     let broker = free_addr();
-    let conf = dir.path().join("mosquitto.conf");
-    std::fs::write(
-        &conf,
-        format!(
-            "listener {} 127.0.0.1\nallow_anonymous true\npersistence false\nuser root\n\
-             message_size_limit 4194304\nmax_queued_messages 10000\nlog_dest none\n",
-            broker.port()
-        ),
-    )
-    .expect("a config");
-    let _mosquitto = Killed(
-        Command::new(mosquitto_binary())
-            .arg("-c")
-            .arg(&conf)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("mosquitto starts"),
-    );
-    while std::net::TcpStream::connect(broker).is_err() {
-        // Waiting for another process to bind its port: nothing to wait on but the port.
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let mut central = Broker::start(&dir, broker);
     let (relay_a, http_a) = relay(broker, "bench-relay-a");
     let (mut relay_b, mut http_b) = relay(broker, "bench-relay-b");
 
@@ -604,6 +747,47 @@ async fn bench() {
         rss_kib(relay_b.0.id()) / 1024
     );
 
+    // The central broker restarted mid-round: stopped cleanly (its sessions saved) while
+    // the tables play on (about three plies each), then started again. The relays reconnect
+    // to their persistent sessions; the tables send again what the broker never
+    // acknowledged.
+    let lost_before = LOST.load(Ordering::Relaxed);
+    let ended_before = ENDED.load(Ordering::Relaxed);
+    central.stop().await;
+    let down = Instant::now();
+    clock
+        .published_beyond(clock.plies(), 3 * TABLES as u64)
+        .await;
+    tokio::task::block_in_place(|| central.spawn());
+    let down_for = down.elapsed();
+    let back = Instant::now();
+    // Every viewer must get an event its table published after the broker came back.
+    let after: Vec<u64> = clock
+        .seq
+        .iter()
+        .map(|s| s.load(Ordering::Relaxed) + 1)
+        .collect();
+    CHECKPOINT.set(&after);
+    let passed = CHECKPOINT
+        .passed_by(MATCH_VIEWERS as u64, Duration::from_secs(120))
+        .await;
+    let caught_up = back.elapsed();
+    CHECKPOINT.clear();
+    let lost = LOST.load(Ordering::Relaxed) - lost_before;
+    println!(
+        "central broker restarted mid-round (down {:.1} s while the tables played on): \
+         events lost by the match viewers across it: {lost} (before it: {lost_before}); \
+         {passed} of {MATCH_VIEWERS} viewers past it after {:.2} s; streams ended: {}",
+        down_for.as_secs_f64(),
+        caught_up.as_secs_f64(),
+        ENDED.load(Ordering::Relaxed) - ended_before
+    );
+    println!(
+        "relay RSS after the broker's restart: A {} MiB, B {} MiB",
+        rss_kib(relay_a.0.id()) / 1024,
+        rss_kib(relay_b.0.id()) / 1024
+    );
+
     // Relay B restarted mid-round (its viewers gone with it).
     drop(relay_b);
     let at_restart: Vec<u64> = clock
@@ -634,6 +818,7 @@ async fn bench() {
     stop_tx.send_replace(true);
     drop(relay_a);
     drop(relay_b);
+    drop(central);
 
     // The comparison: one table's daemon serving its viewers itself (its hub and HTTP
     // server, as `bugbridge run` has them, in this process), no broker, no relay.

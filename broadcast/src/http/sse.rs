@@ -5,11 +5,15 @@
 //! 1. `retry: 2000` (reconnect after 2 s),
 //! 2. `event: state` with the whole [`MatchState`](crate::wire::MatchState) (`id:` its `seq`):
 //!    the catch-up, always, so a reconnecting viewer never keeps a stale position,
-//! 3. if the request had `Last-Event-ID: n` (browsers send it on reconnect), the events kept
-//!    in history with `seq > n` up to the catch-up's `seq`, for consumers that want the log,
-//! 4. then live: each event as an unnamed message (`id:` its `seq`, data the same JSON as
+//! 3. on a relay, `event: status` (`{"online": bool}`: whether the table's daemon is
+//!    online), sent again on every change,
+//! 4. if the request had `Last-Event-ID: n` (browsers send it on reconnect), the events kept
+//!    in history with `seq > n` up to the catch-up's `seq`, for consumers that want the log;
+//!    then the events newer than the catch-up already fanned out (a relay's hub between an
+//!    event and the state that follows it), so that no event is skipped,
+//! 5. then live: each event as an unnamed message (`id:` its `seq`, data the same JSON as
 //!    the MQTT `events` topic) followed by `event: state` with the new state,
-//! 5. a comment line every keep-alive interval.
+//! 6. a comment line every keep-alive interval.
 //!
 //! A stream that falls behind the fan-out channel is resubscribed and gets a fresh catch-up
 //! instead of the events it missed. The alert stream `GET /api/matches/{id}/alerts/stream`
@@ -73,13 +77,28 @@ impl Stream {
     fn subscribe(&mut self, last: Option<u64>) {
         match self.kind {
             Kind::Public => {
-                let (rx, state) = self.entry.subscribe_public();
+                let crate::hub::PublicSubscription {
+                    rx,
+                    state,
+                    ahead,
+                    status,
+                } = self.entry.subscribe_public();
                 self.rx = rx;
                 self.pending.push_back(state.frame.clone());
+                // On a relay: whether the table is online (an offline table's clocks are
+                // its last readings, not running).
+                if let Some(status) = status {
+                    self.pending.push_back(status);
+                }
                 if let Some(last) = last {
                     for item in self.entry.events_between(last, state.seq) {
                         self.pending.push_back(item.frame);
                     }
+                }
+                // Events already out but not yet in the state (a relay's hub between an
+                // event and its state): sent after the catch-up, so none is skipped.
+                for item in ahead {
+                    self.pending.push_back(item.frame);
                 }
             }
             Kind::Alerts => {
@@ -152,7 +171,7 @@ impl Stream {
 
 fn respond(app: &AppState, entry: Arc<MatchEntry>, kind: Kind, last: Option<u64>) -> Response {
     let period = app.opts.keep_alive;
-    let (rx, _) = entry.subscribe_public();
+    let rx = entry.subscribe_public().rx;
     let mut stream = Stream {
         kind,
         rx,

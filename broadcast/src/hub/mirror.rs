@@ -79,6 +79,28 @@ impl Hub {
         data.version = 0;
     }
 
+    /// Tells the viewers of `match_id` whether its table's daemon is online (a relay knows
+    /// it from the table's retained `status`): an SSE `status` message, `{"online": bool}`,
+    /// on every change and after every catch-up, so that a viewer shows an offline table's
+    /// clocks as last read instead of running them down. Only for a match already held.
+    pub fn mirror_status(&self, match_id: &str, online: bool) {
+        let Some(entry) = self.entry(match_id) else {
+            return;
+        };
+        let json: &[u8] = if online {
+            br#"{"online":true}"#
+        } else {
+            br#"{"online":false}"#
+        };
+        let frame = sse_frame(None, Some("status"), json);
+        let mut data = entry.data.write().unwrap_or_else(|e| e.into_inner());
+        if data.status_frame.as_ref() == Some(&frame) {
+            return;
+        }
+        data.status_frame = Some(frame.clone());
+        let _ = entry.public.send(Delivery::Batch(frame));
+    }
+
     /// Stores the whole BPGN of `match_id` so far.
     pub fn mirror_bpgn(&self, match_id: &str, bpgn: String) {
         if !valid_match_id(match_id) {

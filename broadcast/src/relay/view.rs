@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 use super::message::{ALERT_LOG_LEN, AlertLog, LoggedAlert, Message};
 use crate::hub::{Hub, HubOptions, Mirrored};
-use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult};
+use crate::wire::{BoardState, ByBoard, Clocks, Event, EventKind, MatchResult, MatchState};
 
 /// How often the tournament page's streams get the changes ([`View::flush_changes`]).
 pub const PAGE_FLUSH: Duration = Duration::from_millis(100);
@@ -147,9 +147,17 @@ impl View {
                     // events from 1 again.
                     hub.mirror_restart(match_id);
                 }
+                hub.mirror_status(match_id, online);
                 before != Some(online)
             }
-            Message::State(state) => hub.mirror_state(match_id, *state),
+            Message::State(state) => {
+                let taken = hub.mirror_state(match_id, *state);
+                // The status may have come before the match's first state.
+                if let Some(online) = self.online(match_id) {
+                    hub.mirror_status(match_id, online);
+                }
+                taken
+            }
             Message::Bpgn(bpgn) => {
                 hub.mirror_bpgn(match_id, bpgn);
                 false
@@ -398,7 +406,13 @@ impl View {
     /// The tournament page's line for `match_id`.
     #[must_use]
     pub fn summary(&self, match_id: &str) -> TableSummary {
-        let state = self.inner.hub.state(match_id).unwrap_or_default();
+        let state = self.inner.hub.state(match_id).unwrap_or_else(|| {
+            // Known only by its status: no clock was read yet, none is shown.
+            let mut state = MatchState::default();
+            state.clocks.A.unread = true;
+            state.clocks.B.unread = true;
+            state
+        });
         let status = match self.online(match_id) {
             Some(true) => "online",
             Some(false) => "offline",

@@ -4,6 +4,10 @@
 //! the move list step through it. At every step each square and holding the page shows is
 //! the position the daemon computed for that move (read with the daemon's own BFEN reader),
 //! and the last position is the one the live match ended with.
+//!
+//! Then every page of the daemon (the past game, the front page, the viewer, the arbiter view
+//! and its token form) is judged by what renders at each of
+//! [`WIDTHS`](super::layout::WIDTHS).
 
 use std::net::SocketAddr;
 
@@ -27,7 +31,7 @@ const PLIES: usize = 12;
 
 /// Waits until `/api/games` lists a game (the archive is filled right after the end is
 /// published, so it may lag the stream by a moment).
-async fn listed(addr: SocketAddr) -> Vec<GameSummary> {
+pub(super) async fn listed(addr: SocketAddr) -> Vec<GameSummary> {
     let deadline = tokio::time::Instant::now() + LIMIT;
     loop {
         let (status, body) = http::get(addr, "/api/games").await;
@@ -240,6 +244,58 @@ async fn a_recorded_game_is_listed_and_steps_through_its_positions() {
     assert_shows_ply(&browser, &record, 7).await;
     browser.click("#last").await;
     assert_shows_ply(&browser, &record, PLIES).await;
+
+    // Every page of the daemon judged by what renders, at a desktop's, a laptop's and a
+    // phone's width: the past game, the front page, the viewer, the arbiter view.
+    super::layout::assert_renders(&browser, "past-game", "main, header.chrome").await;
+    browser.goto(&format!("http://{addr}/")).await;
+    browser
+        .wait_for(
+            "the match and the recorded game on the front page",
+            "return !!document.querySelector('.match-card') && !document.getElementById('games').hidden;",
+            vec![],
+        )
+        .await;
+    super::layout::assert_renders(
+        &browser,
+        "daemon-index",
+        "header.chrome, .match-card, #games",
+    )
+    .await;
+    for (page, path) in [
+        ("daemon-viewer", format!("/match/{MATCH}")),
+        (
+            "daemon-arbiter-view",
+            format!("/arbiter/{MATCH}?token={token}"),
+        ),
+    ] {
+        browser.goto(&format!("http://{addr}{path}")).await;
+        browser
+            .wait_for(
+                "the page's state",
+                "const s = window.bugbridge && window.bugbridge.state; return !!s && !!s.result;",
+                vec![],
+            )
+            .await;
+        super::layout::assert_renders(&browser, page, "main, header.chrome").await;
+    }
+    // The arbiter view without the token: the form asking for it.
+    browser
+        .client()
+        .delete_all_cookies()
+        .await
+        .expect("cookies cleared");
+    browser
+        .goto(&format!("http://{addr}/arbiter/{MATCH}"))
+        .await;
+    browser
+        .wait_for(
+            "the token form",
+            "return !!document.getElementById('token');",
+            vec![],
+        )
+        .await;
+    super::layout::assert_renders(&browser, "arbiter-login", "main").await;
 
     browser.close().await;
     daemon.stop().await;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use bugbridge_broadcast::mqtt::{Publisher, PublisherOptions};
 use bugbridge_broadcast::wire::{
-    Board, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry,
+    Board, BoardClock, BoardState, ByBoard, Event, EventKind, MatchState, MoveEntry, Side,
 };
 use bugbridge_broadcast::{Hub, HubOptions, Update};
 use bugbridge_tests::game::TestGame;
@@ -102,6 +102,25 @@ const CARD_SQUARES: &str = "const card = document.querySelector('.table-card[dat
     return [...card.querySelectorAll('[data-square]')].flatMap((sq) => { \
       const p = sq.querySelector('[data-piece]'); \
       return p ? [[sq.dataset.board, sq.dataset.square, p.dataset.piece]] : []; });";
+
+/// The text of `id`'s four clocks on the tournament page as rendered (A white, A black,
+/// B white, B black): empty for a clock not shown.
+async fn card_clocks(browser: &Browser, id: &str) -> Vec<String> {
+    let shown = browser
+        .eval(
+            "return ['A-white', 'A-black', 'B-white', 'B-black'].map((k) => { \
+               const c = document.querySelector('.table-card[data-match=\"' + arguments[0] + '\"] [data-clock=\"' + k + '\"]'); \
+               return c && c.getClientRects().length > 0 ? c.innerText.trim() : ''; });",
+            vec![id.into()],
+        )
+        .await;
+    shown
+        .as_array()
+        .expect("clocks")
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_owned())
+        .collect()
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay() {
@@ -292,7 +311,7 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
     let broker = RestartableBroker::start().await;
     let relay = RunningRelay::start(&broker.url(), "layout-relay", Duration::ZERO).await;
     let mut publishers = Vec::new();
-    for (n, plies) in [(1, 12), (2, 30), (3, 7), (4, 21)] {
+    for (n, plies) in [(1, 12), (2, 30), (3, 7), (4, 21), (5, 9), (6, 4)] {
         let id = format!("lay{n}");
         let p = publishing(&broker.url(), &id);
         let mut st = state(&game, plies, &n.to_string());
@@ -309,6 +328,31 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
         st.clocks.A.black = 203.5;
         st.clocks.B.white = 97.0;
         st.clocks.B.black = 12.0;
+        match n {
+            // The table that goes offline: its clocks were running, read long ago.
+            3 => {
+                st.clocks.A.running = Some(Side::White);
+                st.clocks.B.running = Some(Side::Black);
+            }
+            // A one-board table: board B is not configured, its clock never read.
+            5 => {
+                st.boards.B.configured = false;
+                st.clocks.B = BoardClock {
+                    unread: true,
+                    ..BoardClock::default()
+                };
+            }
+            // A table whose clocks were never read (boards without clocks).
+            6 => {
+                for clock in [&mut st.clocks.A, &mut st.clocks.B] {
+                    *clock = BoardClock {
+                        unread: true,
+                        ..BoardClock::default()
+                    };
+                }
+            }
+            _ => {}
+        }
         let events = Vec::new();
         p.hub
             .publish(
@@ -324,7 +368,7 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
     }
     relay
         .until("every table", |r| {
-            (1..=4).all(|n| r.public().hub().state(&format!("lay{n}")).is_some())
+            (1..=6).all(|n| r.public().hub().state(&format!("lay{n}")).is_some())
         })
         .await;
     // An alert of table 2, for the console, once the relay follows every table.
@@ -363,8 +407,8 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
     browser.goto(&format!("{base}/")).await;
     browser
         .wait_for(
-            "four tables, one offline",
-            "return document.querySelectorAll('.table-card').length === 4 && !!document.querySelector('.table-card[data-status=\"offline\"]');",
+            "six tables, one offline",
+            "return document.querySelectorAll('.table-card').length === 6 && !!document.querySelector('.table-card[data-status=\"offline\"]');",
             vec![],
         )
         .await;
@@ -385,6 +429,18 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
     for (text, want) in shown.iter().zip(["3:01", "3:23", "1:37", "0:12"]) {
         assert!(text.ends_with(want), "{shown:?}");
     }
+    // Clocks never read show nothing (not a red 0:00): board B of the one-board table,
+    // both boards of the table without clocks; board A of the one-board table is shown.
+    assert_eq!(
+        card_clocks(&browser, "lay5").await,
+        ["3:01", "3:23", "", ""],
+        "the one-board table's clocks"
+    );
+    assert_eq!(
+        card_clocks(&browser, "lay6").await,
+        ["", "", "", ""],
+        "the clocks of a table without clocks"
+    );
     super::layout::assert_renders(&browser, "tournament-page", ".table-card, header.chrome").await;
 
     browser.goto(&format!("{base}/arbiter?token={TOKEN}")).await;
@@ -407,15 +463,7 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
             vec![],
         )
         .await;
-    // Not yet at a phone's width: the operator action forms stick out of the page there
-    // (the arbiter page's forms are being reworked separately).
-    super::layout::assert_renders_at(
-        &browser,
-        "arbiter-view",
-        "main, header.chrome",
-        &[1920, 1400],
-    )
-    .await;
+    super::layout::assert_renders(&browser, "arbiter-view", "main, header.chrome").await;
     browser
         .client()
         .delete_all_cookies()
@@ -430,6 +478,46 @@ async fn the_tournament_page_and_the_console_render_without_overlap_at_every_wid
         )
         .await;
     super::layout::assert_renders(&browser, "viewer", "main, header.chrome").await;
+    // The relay's viewer of the one-board table: board A's clocks, none for board B.
+    browser.goto(&format!("{base}/match/lay5")).await;
+    let clocks = browser
+        .wait_for(
+            "the one-board table's clocks on the viewer",
+            "const s = window.bugbridge && window.bugbridge.state; \
+             if (!s || s.id !== 'lay5') return null; \
+             const shown = ['A-white', 'A-black', 'B-white', 'B-black'].map((k) => { \
+               const c = document.getElementById('clock-' + k); \
+               return c && c.getClientRects().length > 0 ? c.innerText.trim() : ''; }); \
+             return shown[0] ? shown : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        clocks,
+        Value::from(vec!["3:01", "3:23", "", ""]),
+        "the one-board table's clocks on the relay's viewer"
+    );
+    super::layout::assert_renders(&browser, "viewer-one-board", "main, header.chrome").await;
+    // The relay's viewer of the offline table: told so, its clocks as last read (running,
+    // they would have run down to 0.0 since their reading).
+    browser.goto(&format!("{base}/match/lay3")).await;
+    let clocks = browser
+        .wait_for(
+            "the offline table's clocks on the viewer",
+            "const s = window.bugbridge && window.bugbridge.state; \
+             if (!s || s.id !== 'lay3' || window.bugbridge.online !== false) return null; \
+             const conn = document.getElementById('conn').textContent; \
+             const shown = ['A-white', 'A-black', 'B-white', 'B-black'].map((k) => \
+               document.getElementById('clock-' + k).innerText.trim()); \
+             return shown[0] ? [conn, ...shown] : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        clocks,
+        Value::from(vec!["table offline", "3:01", "3:23", "1:37", "12.0"]),
+        "the offline table's clocks on the relay's viewer"
+    );
     browser.close().await;
     for p in publishers {
         let _ = p.stop.send(());

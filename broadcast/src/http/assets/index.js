@@ -57,8 +57,12 @@
       for (const g of games) {
         const tr = document.createElement("tr");
         tr.dataset.game = g.match + "-" + g.number;
-        for (const text of [g.match, g.number, pair(g.players.A), pair(g.players.B), g.result, g.plies]) {
+        const cells = [["Match", g.match], ["Game", g.number], ["Board A", pair(g.players.A)],
+          ["Board B", pair(g.players.B)], ["Result", g.result], ["Plies", g.plies]];
+        for (const [label, text] of cells) {
           const td = document.createElement("td");
+          // The column's name, shown beside the value where the rows are stacked (a phone).
+          td.dataset.label = label;
           td.textContent = text;
           tr.appendChild(td);
         }

@@ -15,6 +15,8 @@
     state: null,
     events: [],
     connected: false,
+    // Whether the table's daemon is online, when a relay says (null on the daemon itself).
+    online: null,
     seq: 0,
     receivedAt: 0,
     flipB: stored === null ? true : stored === "1",
@@ -77,7 +79,8 @@
     if (!st || !st.clocks || !st.clocks[board]) return NaN;
     const c = st.clocks[board];
     let v = c[color];
-    if (c.running === color && !st.result) {
+    // An offline table (a relay says so): its clocks are its last readings, not running.
+    if (c.running === color && !st.result && api.online !== false) {
       const transit = Math.min(2000, Math.max(0, api.receivedAt - (st.clocks.at || api.receivedAt)));
       v -= (Date.now() - api.receivedAt + transit) / 1000;
     }
@@ -100,7 +103,7 @@
         if (el.hidden) { el.textContent = ""; el.classList.remove("running", "low", "flagged"); continue; }
         const v = clockValue(b, c);
         el.textContent = fmt(v);
-        const running = !!(st.clocks && st.clocks[b] && st.clocks[b].running === c && !st.result);
+        const running = !!(st.clocks && st.clocks[b] && st.clocks[b].running === c && !st.result && api.online !== false);
         el.classList.toggle("running", running);
         el.classList.toggle("low", v < 20);
         el.classList.toggle("flagged", v <= 0);
@@ -265,7 +268,8 @@
     api.connected = state === "live";
     const el = $("conn");
     el.dataset.state = state;
-    el.textContent = state;
+    el.dataset.table = api.online === false ? "offline" : "online";
+    el.textContent = state === "live" && api.online === false ? "table offline" : state;
   }
 
   let source = null;
@@ -282,6 +286,12 @@
       render(st);
       setConn("live");
       document.dispatchEvent(new CustomEvent("bugbridge:state", { detail: st }));
+    });
+    // A relay says whether the table's daemon is online (after the catch-up, on change).
+    source.addEventListener("status", (e) => {
+      api.online = !!JSON.parse(e.data).online;
+      setConn($("conn").dataset.state);
+      tick();
     });
     source.addEventListener("message", (e) => {
       const ev = JSON.parse(e.data);

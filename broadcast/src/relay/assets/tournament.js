@@ -26,6 +26,13 @@
     const m = Math.floor(s / 60), r = Math.floor(s % 60);
     return m + ":" + String(r).padStart(2, "0");
   }
+  // A board the table's configuration lacks (a one-board table), or whose clock was never
+  // read (published `unread`), has no clock to show: not a 0:00.
+  function unclocked(t, b) {
+    const info = (t.boards || {})[b] || {};
+    const c = (t.clocks || {})[b] || {};
+    return info.configured === false || !!c.unread || !t.clocks;
+  }
   function clock(t, b, color) {
     const c = (t.clocks || {})[b] || {};
     let v = c[color] || 0;
@@ -59,9 +66,14 @@
       name.className = "name";
       name.textContent = info[color] || tags[(color === "white" ? "White" : "Black") + b] || (color === "white" ? "White" : "Black");
       const span = document.createElement("span");
-      span.className = "clock" + (running === color && t.status !== "offline" ? " running" : "");
       span.dataset.clock = b + "-" + color;
-      span.textContent = fmt(clock(t, b, color));
+      if (unclocked(t, b)) {
+        span.className = "clock";
+        span.hidden = true;
+      } else {
+        span.className = "clock" + (running === color && t.status !== "offline" ? " running" : "");
+        span.textContent = fmt(clock(t, b, color));
+      }
       seat.append(name, span);
       el.appendChild(seat);
     }
@@ -81,6 +93,9 @@
     const parsed = t.bfen ? window.BBBoard.parseBfen(t.bfen) : null;
     ["A", "B"].forEach((b, i) => {
       const info = (t.boards || {})[b] || {};
+      // A board the table's configuration lacks is dimmed, like on the viewer.
+      boards[i].parentNode.classList.toggle("unconfigured", info.configured === false);
+      boards[i].parentNode.dataset.configured = info.configured === false ? "no" : "yes";
       const pos = info.bfen ? window.BBBoard.parseBoard(info.bfen) : parsed ? parsed[b] : window.BBBoard.parseBoard("8/8/8/8/8/8/8/8 w - -");
       window.BBBoard.render(boards[i], b, pos, info.last_move, b === "B");
       names(el.querySelector('[data-names="' + b + '"]'), t, b);
