@@ -60,11 +60,13 @@
 //!   Pace::Timed { speed }, board, .. }, &trace_lines)` then `spawn_session` on
 //!   `handle.path()`; keep the [`emulate::EmulatorHandle`] alive for the demo's lifetime.
 
+pub mod certabo;
 pub mod dgt;
 pub mod emulate;
 pub mod error;
 pub mod millennium;
 pub mod resync;
+pub mod sentio;
 pub mod serial;
 pub mod session;
 pub mod trace;
