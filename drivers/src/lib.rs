@@ -75,6 +75,6 @@ mod cli;
 
 pub use cli::{
     EmulateOptions, PORTS_HEADER, PortReport, emulate_file, known_usb_board, listen, ports, probe,
-    read_trace_file, stable_names, try_probe,
+    probe_certabo, read_trace_file, stable_names, try_probe,
 };
 pub use error::{DecodeError, DeviceFault, DriverError, SessionError};

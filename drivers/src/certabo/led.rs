@@ -63,7 +63,8 @@ pub fn rgb(bitmap: &[u8; 8], colour: [u8; 3]) -> [u8; RGB_FRAME_LEN] {
 pub enum LedCommand {
     /// An 8-byte bitmap.
     Classic([u8; 8]),
-    /// An RGB frame: the squares with any corner lit.
+    /// An RGB frame: the squares whose corners are lit (a square between two lit ones is
+    /// not counted).
     Rgb(Vec<Square>),
 }
 
@@ -79,11 +80,21 @@ pub fn parse_commands(bytes: &[u8]) -> (Vec<LedCommand>, usize) {
             if rest.len() < RGB_FRAME_LEN {
                 break;
             }
-            let lit = Square::all()
+            let on = |led: usize| rest[2 + 3 * led..2 + 3 * led + 3] != [0, 0, 0];
+            let candidates: Vec<Square> = Square::all()
+                .filter(|&sq| rgb_corners(sq).iter().all(|&led| on(led)))
+                .collect();
+            // A square between two lit ones has its four corners lit by them: it counts only
+            // when one of its corners is its own.
+            let lit = candidates
+                .iter()
+                .copied()
                 .filter(|&sq| {
-                    rgb_corners(sq)
-                        .iter()
-                        .all(|&led| rest[2 + 3 * led..2 + 3 * led + 3] != [0, 0, 0])
+                    rgb_corners(sq).iter().any(|led| {
+                        !candidates
+                            .iter()
+                            .any(|&o| o != sq && rgb_corners(o).contains(led))
+                    })
                 })
                 .collect();
             cmds.push(LedCommand::Rgb(lit));
@@ -148,7 +159,7 @@ mod tests {
     #[test]
     fn emulators_read_back_both_forms() {
         let mut bytes = classic(&[sq("e2")]).to_vec();
-        bytes.extend(rgb(&classic(&[sq("e4")]), RGB_DEFAULT));
+        bytes.extend(rgb(&classic(&[sq("e2"), sq("e4")]), RGB_DEFAULT));
         bytes.extend([1, 2, 3]);
         let (cmds, used) = parse_commands(&bytes);
         assert_eq!(used, 8 + 247);
@@ -156,7 +167,7 @@ mod tests {
             cmds,
             vec![
                 LedCommand::Classic(classic(&[sq("e2")])),
-                LedCommand::Rgb(vec![sq("e4")])
+                LedCommand::Rgb(vec![sq("e2"), sq("e4")])
             ]
         );
     }

@@ -16,6 +16,7 @@ pub mod calibration;
 pub mod filter;
 pub mod frame;
 pub mod led;
+pub mod store;
 
 pub use calibration::{Calibration, CalibrationError, Calibrator};
 pub use filter::SquareFilter;

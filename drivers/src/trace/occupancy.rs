@@ -175,4 +175,27 @@ mod tests {
             assert!(bad.parse::<Occupancy>().is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn occupancy_lines_round_trip_and_bad_ones_are_named() {
+        use crate::trace::{BoardId, TraceEvent, TraceLine, line_to_string, parse_line};
+        let line = TraceLine {
+            t: 1200,
+            event: TraceEvent::Occupancy {
+                board: BoardId::B,
+                occupied: Occupancy::of(&Placement::start()),
+            },
+        };
+        let text = line_to_string(&line);
+        assert_eq!(
+            text,
+            r#"{"t":1200,"board":"B","ev":"occupancy","occupied":"XXXXXXXX/XXXXXXXX/8/8/8/8/XXXXXXXX/XXXXXXXX"}"#
+        );
+        assert_eq!(parse_line(&text, false).expect("parses"), line);
+        let bad = r#"{"t":0,"board":"A","ev":"occupancy","occupied":"XXXXXXXX/8/8"}"#;
+        let err = parse_line(bad, false).expect_err("three ranks").to_string();
+        assert!(err.contains("3 ranks"), "{err}");
+        let missing = r#"{"t":0,"board":"A","ev":"occupancy"}"#;
+        assert!(parse_line(missing, false).is_err());
+    }
 }

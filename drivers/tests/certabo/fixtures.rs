@@ -1,5 +1,5 @@
 //! Every frame of `shared/data/certabo/frames` gives what its test asserts
-//! (`shared/data/certabo/fixtures.md`).
+//! (the table of fixtures.md in shared/data/certabo).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
