@@ -277,7 +277,7 @@ impl CertaboProtocol {
         let raw = to_array(&cal.placement(r));
         let filtered = from_array(&self.pieces.update(&raw));
         let first = self.link_up(ev);
-        self.board.full(filtered, first, ev);
+        self.board.full_in_order(filtered, first, true, ev);
     }
 
     fn on_ranks(&mut self, occ: Occupancy, ev: &mut Vec<TraceEvent>) {
