@@ -1,0 +1,291 @@
+//! Moves from boards that sense only occupancy (TabuTronic Sentio): which squares hold a
+//! piece, never which piece.
+//!
+//! The game so far is known (a [`BughouseGame`] of both boards, holdings included), so the
+//! pieces are too: what is missing is which move a new occupancy shows. Each snapshot of a
+//! board is matched against the legal moves of its side to move: a move matches when the
+//! board after it is occupied exactly as the snapshot says. Like the clockless inference the
+//! last match stays **open** (a slid piece resting on its way, a rook moved before its king
+//! castles): it is replaced by a later match from the same position, and becomes final when
+//! the board shows something only the next move explains, or at [`OccupancyInference::finish`].
+//!
+//! What occupancy cannot say, the rules and the order of events do:
+//!
+//! * **captures**: the victim's square is occupied before and after, so the capture's target
+//!   must be a square seen empty since the last move (the order of lifts tells the victim);
+//! * **castling** and **en passant** are the only moves with their occupancy;
+//! * **promotions**: every promotion piece gives the same occupancy: the ruleset's first
+//!   promotion piece (the queen) is taken and the move is flagged
+//!   ([`KindNote::PromotionAssumed`]) for the arbiter;
+//! * **drops**: the kind comes from the dropping player's hand when only one kind is there, or
+//!   only one kind may stand on that square (no pawn on a back rank); otherwise the drop is
+//!   recorded with its kind **undetermined** ([`KindNote::DropUndetermined`], with the kinds
+//!   it may be), never guessed. The game goes on with the first of them as a placeholder so
+//!   that later moves can be matched; the record must say the kind is undetermined.
+//!
+//! Pure: no I/O, times passed in.
+
+use crate::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Color, Move, Role, Ruleset, Square};
+
+/// How sure the kind of the moved piece is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KindNote {
+    /// Only one move explains the board.
+    Exact,
+    /// A promotion: the piece chosen is an assumption (`choices`, the ruleset's pieces).
+    PromotionAssumed {
+        /// Every piece the pawn may have become.
+        choices: Vec<Role>,
+    },
+    /// A drop whose kind neither the hand nor the square tells: the arbiter must say.
+    DropUndetermined {
+        /// The kinds it may be (the move carries the first as a placeholder).
+        choices: Vec<Role>,
+    },
+}
+
+/// A move the occupancy showed, final.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OccupancyMove {
+    /// The board.
+    pub board: BoardId,
+    /// When the snapshot that completed it arrived (ms).
+    pub t: u64,
+    /// The move (for an undetermined drop, with a placeholder kind).
+    pub mv: Move,
+    /// How sure its kind is.
+    pub note: KindNote,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Watch {
+    /// Squares seen empty since the last final move that were occupied then, in order.
+    lifted: Vec<Square>,
+    /// The move the board shows now, not final yet.
+    open: Option<(Move, KindNote, u64)>,
+}
+
+/// The occupancy inference of a table.
+#[derive(Debug, Clone)]
+pub struct OccupancyInference {
+    game: BughouseGame,
+    rules: Ruleset,
+    watch: ByBoard<Watch>,
+}
+
+fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
+    let mut pos = game.board(board).clone();
+    pos.play(m);
+    pos.board().occupied().0
+}
+
+impl OccupancyInference {
+    /// Both boards in the start position.
+    #[must_use]
+    pub fn new(rules: Ruleset) -> Self {
+        OccupancyInference::from_game(BughouseGame::new(rules), rules)
+    }
+
+    /// From a game in progress (a set-up position, a restart).
+    #[must_use]
+    pub fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
+        OccupancyInference {
+            game,
+            rules,
+            watch: ByBoard::default(),
+        }
+    }
+
+    /// The game as decided so far (open moves not included).
+    #[must_use]
+    pub fn game(&self) -> &BughouseGame {
+        &self.game
+    }
+
+    fn base(&self, board: BoardId) -> u64 {
+        self.game.board(board).board().occupied().0
+    }
+
+    /// The moves of the side to move that give exactly `occ`, with their note.
+    fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let pos = self.game.board(board);
+        let lifted = &self.watch[board].lifted;
+        let base = pos.board().occupied().0;
+        let fits: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| occupancy_after(&self.game, board, m) == occ)
+            .filter(|m| match m {
+                // The victim's square must have been seen empty (lifted, then taken).
+                Move::Normal {
+                    capture: Some(_),
+                    to,
+                    ..
+                } => lifted.contains(to),
+                _ => true,
+            })
+            .collect();
+        let first = *fits.first()?;
+        if let Move::Drop { to, .. } = first {
+            let mut choices: Vec<Role> = fits
+                .iter()
+                .filter_map(|m| match m {
+                    Move::Drop { piece, .. } => Some(piece.role),
+                    _ => None,
+                })
+                .collect();
+            choices.sort();
+            choices.dedup();
+            let note = if choices.len() == 1 {
+                KindNote::Exact
+            } else {
+                KindNote::DropUndetermined {
+                    choices: choices.clone(),
+                }
+            };
+            let piece = crate::rules::Piece {
+                color: pos.turn(),
+                role: choices[0],
+            };
+            let _ = base;
+            return Some((Move::Drop { piece, to }, note));
+        }
+        let promotions: Vec<Role> = fits
+            .iter()
+            .filter_map(|m| match m {
+                Move::Normal {
+                    promotion: Some(r), ..
+                } => Some(*r),
+                _ => None,
+            })
+            .collect();
+        if promotions.len() > 1 {
+            let default = self
+                .rules
+                .promotion_pieces
+                .iter()
+                .find(|r| promotions.contains(r))
+                .unwrap_or(promotions[0]);
+            let mv = fits
+                .iter()
+                .copied()
+                .find(|m| matches!(m, Move::Normal { promotion: Some(r), .. } if *r == default))
+                .unwrap_or(first);
+            let mut choices = promotions;
+            choices.sort();
+            choices.dedup();
+            return Some((mv, KindNote::PromotionAssumed { choices }));
+        }
+        // Several captures from one square to several lifted squares: the first lifted is
+        // the victim.
+        let mv = fits
+            .iter()
+            .copied()
+            .min_by_key(|m| match m {
+                Move::Normal { to, .. } => lifted.iter().position(|s| s == to).unwrap_or(0),
+                _ => 0,
+            })
+            .unwrap_or(first);
+        Some((mv, KindNote::Exact))
+    }
+
+    fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        let (mv, note, t) = self.watch[board].open.take()?;
+        self.game.play(board, &mv, t);
+        self.watch[board].lifted.clear();
+        Some(OccupancyMove { board, t, mv, note })
+    }
+
+    /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
+    /// that became final.
+    pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
+        let mut out = Vec::new();
+        let base = self.base(board);
+        for sq in Bitboard(base & !occ) {
+            if !self.watch[board].lifted.contains(&sq) {
+                self.watch[board].lifted.push(sq);
+            }
+        }
+        if let Some((mv, note)) = self.matches(board, occ) {
+            self.watch[board].open = Some((mv, note, t));
+            return out;
+        }
+        if occ == base {
+            // Lifted and put back: no move.
+            self.watch[board].open = None;
+            self.watch[board].lifted.clear();
+            return out;
+        }
+        if let Some((open, _, _)) = self.watch[board].open
+            && self.continues(board, &open, occ)
+        {
+            return out;
+        }
+        if self.watch[board].open.is_some() {
+            // Only the next move explains it: the open one is final.
+            out.extend(self.commit(board));
+            let base = self.base(board);
+            self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
+            if let Some((mv, note)) = self.matches(board, occ) {
+                self.watch[board].open = Some((mv, note, t));
+                return out;
+            }
+        }
+        // A drop may wait for the capture on the other board that supplies it.
+        let other = board.other();
+        if self.watch[other].open.as_ref().is_some_and(|(m, _, _)| {
+            matches!(
+                m,
+                Move::Normal {
+                    capture: Some(_),
+                    ..
+                } | Move::EnPassant { .. }
+            )
+        }) {
+            out.extend(self.commit(other));
+            if let Some((mv, note)) = self.matches(board, occ) {
+                self.watch[board].open = Some((mv, note, t));
+            }
+        }
+        out
+    }
+
+    /// Whether `occ` is the open move's mover still at work: the moved piece lifted again
+    /// (a slide resting on its way), or the king lifted after a rook move castling would
+    /// explain.
+    fn continues(&self, board: BoardId, open: &Move, occ: u64) -> bool {
+        let after = occupancy_after(&self.game, board, open);
+        let Move::Normal { role, from, to, .. } = *open else {
+            return false;
+        };
+        if occ == after & !(1u64 << to.index()) {
+            return true;
+        }
+        let pos = self.game.board(board);
+        let Some(king) = pos.king_of(pos.turn()) else {
+            return false;
+        };
+        role == Role::Rook
+            && pos.castling_rights().contains(from)
+            && occ == after & !(1u64 << king.index())
+    }
+
+    /// The end of the input: open moves become final.
+    pub fn finish(&mut self) -> Vec<OccupancyMove> {
+        let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
+            .into_iter()
+            .filter_map(|b| self.commit(b))
+            .collect();
+        out.sort_by_key(|m| m.t);
+        out
+    }
+
+    /// The side to move on `board`.
+    #[must_use]
+    pub fn turn(&self, board: BoardId) -> Color {
+        self.game.board(board).turn()
+    }
+}
+
+#[cfg(test)]
+mod tests;
