@@ -25,7 +25,9 @@
 //!
 //! Pure: no I/O, times passed in.
 
-use crate::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Color, Move, Role, Ruleset, Square};
+use crate::rules::{
+    Bitboard, BoardId, BughouseGame, ByBoard, ByColor, Color, Move, Role, Ruleset, Square,
+};
 
 /// How sure the kind of the moved piece is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,8 +59,37 @@ pub struct OccupancyMove {
     pub note: KindNote,
 }
 
+/// A kind left open earlier (a drop's or a promotion's), settled by a later move of that
+/// piece that only one of its possible kinds can make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// The board.
+    pub board: BoardId,
+    /// The time of the drop or promotion whose kind it settles.
+    pub t: u64,
+    /// The kind it was.
+    pub role: Role,
+}
+
+#[derive(Debug, Clone)]
+struct Assumed {
+    /// Where the piece stands now.
+    sq: Square,
+    /// The kinds it may be, and the one the game carries.
+    choices: Vec<Role>,
+    role: Role,
+    /// It was dropped (its kind came from a hand).
+    dropped: bool,
+    /// Its colour.
+    color: Color,
+    /// The time of the move that put it there.
+    t: u64,
+}
+
 #[derive(Debug, Clone, Default)]
 struct Watch {
+    /// Pieces whose kind is not known.
+    assumed: Vec<Assumed>,
     /// Squares seen empty since the last final move that were occupied then, in order.
     lifted: Vec<Square>,
     /// The move the board shows now, not final yet.
@@ -71,6 +102,10 @@ pub struct OccupancyInference {
     game: BughouseGame,
     rules: Ruleset,
     watch: ByBoard<Watch>,
+    resolved: Vec<Resolution>,
+    /// Pieces in a hand whose kind is open (a piece of open kind was taken): each the kinds
+    /// it may be. A drop from such a hand names all of them among its choices.
+    unsure: ByBoard<ByColor<Vec<Vec<Role>>>>,
 }
 
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
@@ -93,6 +128,8 @@ impl OccupancyInference {
             game,
             rules,
             watch: ByBoard::default(),
+            resolved: Vec::new(),
+            unsure: ByBoard::default(),
         }
     }
 
@@ -106,15 +143,30 @@ impl OccupancyInference {
         self.game.board(board).board().occupied().0
     }
 
+    /// Kinds settled by later moves since the last call.
+    pub fn take_resolutions(&mut self) -> Vec<Resolution> {
+        std::mem::take(&mut self.resolved)
+    }
+
     /// The moves of the side to move that give exactly `occ`, with their note.
     fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
-        let pos = self.game.board(board);
+        self.matches_in(&self.game, board, occ)
+    }
+
+    /// As [`OccupancyInference::matches`], in `game`.
+    fn matches_in(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+    ) -> Option<(Move, KindNote)> {
+        let pos = game.board(board);
         let lifted = &self.watch[board].lifted;
         let base = pos.board().occupied().0;
         let fits: Vec<Move> = pos
             .legal_moves()
             .into_iter()
-            .filter(|m| occupancy_after(&self.game, board, m) == occ)
+            .filter(|m| occupancy_after(game, board, m) == occ)
             .filter(|m| match m {
                 // The victim's square must have been seen empty (lifted, then taken).
                 Move::Normal {
@@ -127,13 +179,39 @@ impl OccupancyInference {
             .collect();
         let first = *fits.first()?;
         if let Move::Drop { to, .. } = first {
-            let mut choices: Vec<Role> = fits
+            let mut concrete: Vec<Role> = fits
                 .iter()
                 .filter_map(|m| match m {
                     Move::Drop { piece, .. } => Some(piece.role),
                     _ => None,
                 })
                 .collect();
+            concrete.sort();
+            let mut choices = concrete.clone();
+            let back_rank = matches!(to.rank().index(), 0 | 7);
+            for entry in &self.unsure[board][pos.turn()] {
+                choices.extend(entry.iter().filter(|&&r| !(r == Role::Pawn && back_rank)));
+            }
+            // A capture under way on the other board may be about to fill this hand: the
+            // pieces of the dropper's colour in the air there are possible kinds too.
+            let other = board.other();
+            let mover = pos.turn();
+            for sq in &self.watch[other].lifted {
+                if let Some(p) = game.board(other).board().piece_at(*sq)
+                    && p.color == mover
+                    && p.role != Role::King
+                    && !(p.role == Role::Pawn && back_rank)
+                {
+                    let role = if game.board(other).promoted().contains(*sq) {
+                        Role::Pawn
+                    } else {
+                        p.role
+                    };
+                    if !(role == Role::Pawn && back_rank) {
+                        choices.push(role);
+                    }
+                }
+            }
             choices.sort();
             choices.dedup();
             let note = if choices.len() == 1 {
@@ -145,7 +223,7 @@ impl OccupancyInference {
             };
             let piece = crate::rules::Piece {
                 color: pos.turn(),
-                role: choices[0],
+                role: concrete[0],
             };
             let _ = base;
             return Some((Move::Drop { piece, to }, note));
@@ -176,12 +254,12 @@ impl OccupancyInference {
             choices.dedup();
             return Some((mv, KindNote::PromotionAssumed { choices }));
         }
-        // Several captures from one square to several lifted squares: the first lifted is
-        // the victim.
+        // Several captures from one square to several lifted squares: the victim is the one
+        // lifted last (an earlier lift belongs to a move given up).
         let mv = fits
             .iter()
             .copied()
-            .min_by_key(|m| match m {
+            .max_by_key(|m| match m {
                 Move::Normal { to, .. } => lifted.iter().position(|s| s == to).unwrap_or(0),
                 _ => 0,
             })
@@ -193,7 +271,116 @@ impl OccupancyInference {
         let (mv, note, t) = self.watch[board].open.take()?;
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
+        self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
+    }
+
+    /// Keeps track of the pieces whose kind is open: where they go, whether they are taken.
+    fn follow(&mut self, board: BoardId, mv: &Move, note: &KindNote, t: u64) {
+        let mover = self.game.board(board).turn().other();
+        if self.game.board(board).pockets()[mover].is_empty() {
+            self.unsure[board][mover].clear();
+        }
+        let w = &mut self.watch[board];
+        let (from, to) = match *mv {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (Some(from), to),
+            Move::Castle { king, rook } => (Some(king), rook),
+            Move::Drop { to, .. } => (None, to),
+        };
+        if let Some(i) = w.assumed.iter().position(|a| a.sq == to) {
+            let taken = w.assumed.remove(i);
+            if taken.dropped {
+                // Its kind goes on being open in the partner's hand.
+                self.unsure[board.other()][taken.color].push(taken.choices);
+            }
+        }
+        let w = &mut self.watch[board];
+        if let Some(from) = from {
+            for a in &mut w.assumed {
+                if a.sq == from {
+                    a.sq = to;
+                }
+            }
+        }
+        match (note, mv) {
+            (KindNote::DropUndetermined { choices }, Move::Drop { piece, .. }) => {
+                // The hand lost a piece of one of these kinds, not surely the placeholder's:
+                // what stays in it is open the same way.
+                self.unsure[board][piece.color].push(choices.clone());
+                let w = &mut self.watch[board];
+                w.assumed.push(Assumed {
+                    sq: to,
+                    choices: choices.clone(),
+                    role: piece.role,
+                    dropped: true,
+                    color: piece.color,
+                    t,
+                });
+            }
+            (
+                KindNote::PromotionAssumed { choices },
+                Move::Normal {
+                    promotion: Some(role),
+                    ..
+                },
+            ) => {
+                w.assumed.push(Assumed {
+                    sq: to,
+                    choices: choices.clone(),
+                    role: *role,
+                    dropped: false,
+                    color: mover,
+                    t,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Nothing matches `occ`: maybe a piece of open kind moved as only another of its kinds
+    /// can. When exactly one other kind of one such piece explains the board, it is taken.
+    fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let mut found = None;
+        for (i, a) in self.watch[board].assumed.iter().enumerate() {
+            for &role in a.choices.iter().filter(|&&r| r != a.role) {
+                let mut game = self.game.clone();
+                let pos = game.board_mut(board);
+                let Some(piece) = pos.board().piece_at(a.sq) else {
+                    continue;
+                };
+                if a.dropped {
+                    let pocket = &mut pos.pockets_mut()[piece.color];
+                    pocket.add(a.role);
+                    if !pocket.take(role) {
+                        continue;
+                    }
+                }
+                let promoted = pos.promoted().contains(a.sq);
+                pos.set_piece_at(
+                    a.sq,
+                    crate::rules::Piece {
+                        color: piece.color,
+                        role,
+                    },
+                );
+                pos.set_promoted(a.sq, promoted);
+                if let Some(m) = self.matches_in(&game, board, occ) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((i, role, game, m));
+                }
+            }
+        }
+        let (i, role, game, m) = found?;
+        self.game = game;
+        let a = self.watch[board].assumed.remove(i);
+        self.resolved.push(Resolution {
+            board,
+            t: a.t,
+            role,
+        });
+        Some(m)
     }
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
@@ -205,6 +392,11 @@ impl OccupancyInference {
             if !self.watch[board].lifted.contains(&sq) {
                 self.watch[board].lifted.push(sq);
             }
+        }
+        if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
+            // A piece appeared: a drop. The hand must hold what the other board's captures
+            // gave it, so a capture still open there is final first.
+            out.extend(self.commit_capture(board.other()));
         }
         if let Some((mv, note)) = self.matches(board, occ) {
             self.watch[board].open = Some((mv, note, t));
@@ -226,14 +418,31 @@ impl OccupancyInference {
             out.extend(self.commit(board));
             let base = self.base(board);
             self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
+            if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
+                out.extend(self.commit_capture(board.other()));
+            }
             if let Some((mv, note)) = self.matches(board, occ) {
                 self.watch[board].open = Some((mv, note, t));
                 return out;
             }
         }
         // A drop may wait for the capture on the other board that supplies it.
-        let other = board.other();
-        if self.watch[other].open.as_ref().is_some_and(|(m, _, _)| {
+        if let Some(m) = self.commit_capture(board.other()) {
+            out.push(m);
+            if let Some((mv, note)) = self.matches(board, occ) {
+                self.watch[board].open = Some((mv, note, t));
+                return out;
+            }
+        }
+        if let Some((mv, note)) = self.resolve(board, occ) {
+            self.watch[board].open = Some((mv, note, t));
+        }
+        out
+    }
+
+    /// Makes `board`'s open move final if it captures (its piece goes to a hand).
+    fn commit_capture(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        let captures = self.watch[board].open.as_ref().is_some_and(|(m, _, _)| {
             matches!(
                 m,
                 Move::Normal {
@@ -241,13 +450,8 @@ impl OccupancyInference {
                     ..
                 } | Move::EnPassant { .. }
             )
-        }) {
-            out.extend(self.commit(other));
-            if let Some((mv, note)) = self.matches(board, occ) {
-                self.watch[board].open = Some((mv, note, t));
-            }
-        }
-        out
+        });
+        if captures { self.commit(board) } else { None }
     }
 
     /// Whether `occ` is the open move's mover still at work: the moved piece lifted again
