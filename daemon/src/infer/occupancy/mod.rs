@@ -44,6 +44,12 @@ pub enum KindNote {
         /// The kinds it may be (the move carries the first as a placeholder).
         choices: Vec<Role>,
     },
+    /// A piece whose kind is still open (an earlier undetermined drop or assumed promotion)
+    /// moved as more than one of its kinds could: the squares are sure, the kind is not.
+    PieceOpen {
+        /// The kinds it may be.
+        choices: Vec<Role>,
+    },
 }
 
 /// A move the occupancy showed, final.
@@ -94,6 +100,10 @@ struct Watch {
     lifted: Vec<Square>,
     /// The move the board shows now, not final yet.
     open: Option<(Move, KindNote, u64)>,
+    /// Squares emptied since the open move was matched.
+    since_open: Vec<Square>,
+    /// The last snapshot.
+    last: Option<u64>,
 }
 
 /// The occupancy inference of a table.
@@ -106,6 +116,14 @@ pub struct OccupancyInference {
     /// Pieces in a hand whose kind is open (a piece of open kind was taken): each the kinds
     /// it may be. A drop from such a hand names all of them among its choices.
     unsure: ByBoard<ByColor<Vec<Vec<Role>>>>,
+}
+
+/// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
+fn open_to(m: &Move) -> Square {
+    match *m {
+        Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } => to,
+        Move::Castle { rook, .. } => rook,
+    }
 }
 
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
@@ -148,9 +166,54 @@ impl OccupancyInference {
         std::mem::take(&mut self.resolved)
     }
 
-    /// The moves of the side to move that give exactly `occ`, with their note.
+    /// The moves of the side to move that give exactly `occ`, with their note. A move of a
+    /// piece whose kind is open is flagged when another of its kinds also explains the board.
     fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
-        self.matches_in(&self.game, board, occ)
+        let (mv, note) = self.matches_in(&self.game, board, occ)?;
+        let Some(from) = mv.from() else {
+            return Some((mv, note));
+        };
+        let Some(a) = self.watch[board].assumed.iter().find(|a| a.sq == from) else {
+            return Some((mv, note));
+        };
+        let mut kinds = vec![a.role];
+        for &role in a.choices.iter().filter(|&&r| r != a.role) {
+            if let Some(game) = self.with_kind(board, a, role)
+                && self.matches_in(&game, board, occ).is_some()
+            {
+                kinds.push(role);
+            }
+        }
+        if kinds.len() > 1 {
+            kinds.sort();
+            return Some((mv, KindNote::PieceOpen { choices: kinds }));
+        }
+        Some((mv, note))
+    }
+
+    /// The game with the open-kind piece `a` of `board` taken as `role` (`None` when the hand
+    /// it was dropped from cannot have held that kind).
+    fn with_kind(&self, board: BoardId, a: &Assumed, role: Role) -> Option<BughouseGame> {
+        let mut game = self.game.clone();
+        let pos = game.board_mut(board);
+        let piece = pos.board().piece_at(a.sq)?;
+        if a.dropped {
+            let pocket = &mut pos.pockets_mut()[piece.color];
+            pocket.add(a.role);
+            if !pocket.take(role) {
+                return None;
+            }
+        }
+        let promoted = pos.promoted().contains(a.sq);
+        pos.set_piece_at(
+            a.sq,
+            crate::rules::Piece {
+                color: piece.color,
+                role,
+            },
+        );
+        pos.set_promoted(a.sq, promoted);
+        Some(game)
     }
 
     /// As [`OccupancyInference::matches`], in `game`.
@@ -388,6 +451,11 @@ impl OccupancyInference {
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
         let base = self.base(board);
+        let before = self.watch[board].last.unwrap_or(base);
+        self.watch[board].last = Some(occ);
+        for sq in Bitboard(before & !occ) {
+            self.watch[board].since_open.push(sq);
+        }
         for sq in Bitboard(base & !occ) {
             if !self.watch[board].lifted.contains(&sq) {
                 self.watch[board].lifted.push(sq);
@@ -399,7 +467,15 @@ impl OccupancyInference {
             out.extend(self.commit_capture(board.other()));
         }
         if let Some((mv, note)) = self.matches(board, occ) {
-            self.watch[board].open = Some((mv, note, t));
+            match self.watch[board].open {
+                Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
+                    // The open move's piece still stands where it landed: what changed since
+                    // is the next move's.
+                    out.extend(self.commit(board));
+                    self.after_commit(board, t, occ, &mut out);
+                }
+                _ => self.set_open(board, mv, note, t),
+            }
             return out;
         }
         if occ == base {
@@ -416,28 +492,66 @@ impl OccupancyInference {
         if self.watch[board].open.is_some() {
             // Only the next move explains it: the open one is final.
             out.extend(self.commit(board));
-            let base = self.base(board);
-            self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
-            if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
-                out.extend(self.commit_capture(board.other()));
-            }
-            if let Some((mv, note)) = self.matches(board, occ) {
-                self.watch[board].open = Some((mv, note, t));
-                return out;
-            }
+            self.after_commit(board, t, occ, &mut out);
+            return out;
         }
-        // A drop may wait for the capture on the other board that supplies it.
+        self.last_resort(board, t, occ, &mut out);
+        out
+    }
+
+    fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
+        let w = &mut self.watch[board];
+        if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
+            w.since_open.clear();
+        }
+        w.open = Some((mv, note, t));
+    }
+
+    /// Whether a new match may take the open move's place: the open move's piece has left
+    /// its landing square since (a slide going on), or the new move completes it (castling
+    /// after its rook or king part), or it is the same squares.
+    fn may_replace(&self, board: BoardId, open: &Move, new: &Move) -> bool {
+        let w = &self.watch[board];
+        let (Some(from), to) = (open.from(), open_to(open)) else {
+            return true;
+        };
+        if w.since_open.contains(&to) {
+            return true;
+        }
+        match *new {
+            Move::Castle { king, rook } => from == king || from == rook,
+            _ => new.from() == Some(from) && open_to(new) == to,
+        }
+    }
+
+    /// After the open move became final: what the board shows is matched from the new
+    /// position.
+    fn after_commit(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
+        let base = self.base(board);
+        self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
+        if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
+            out.extend(self.commit_capture(board.other()));
+        }
+        if let Some((mv, note)) = self.matches(board, occ) {
+            self.set_open(board, mv, note, t);
+            return;
+        }
+        self.last_resort(board, t, occ, out);
+    }
+
+    /// Nothing matches: a capture on the other board may supply a drop, or a piece of open
+    /// kind may have moved as another of its kinds.
+    fn last_resort(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
         if let Some(m) = self.commit_capture(board.other()) {
             out.push(m);
             if let Some((mv, note)) = self.matches(board, occ) {
-                self.watch[board].open = Some((mv, note, t));
-                return out;
+                self.set_open(board, mv, note, t);
+                return;
             }
         }
         if let Some((mv, note)) = self.resolve(board, occ) {
-            self.watch[board].open = Some((mv, note, t));
+            self.set_open(board, mv, note, t);
         }
-        out
     }
 
     /// Makes `board`'s open move final if it captures (its piece goes to a hand).
