@@ -374,3 +374,107 @@ impl StrayTags {
         new
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A start-position reading of set `n` (ids `n 0 0 i 1` on wire position `i`), with
+    /// extra queens on d3/d6 when asked.
+    fn start(n: u8, queens: bool) -> TagReading {
+        let mut ids = [TagId::NONE; 64];
+        for sq in Square::all() {
+            let i = square_to_index(sq);
+            let extra = queens
+                && [EXTRA_WHITE_QUEEN, EXTRA_BLACK_QUEEN]
+                    .iter()
+                    .any(|name| Square::from_name(name) == Some(sq));
+            if start_piece(sq).is_some() || extra {
+                ids[i] = TagId([n, 0, 0, i as u8, 1]);
+            }
+        }
+        TagReading(ids)
+    }
+
+    fn piece(c: u8) -> SensorPiece {
+        SensorPiece::from_ascii(c).expect("piece")
+    }
+
+    #[test]
+    fn extra_queens_on_d3_and_d6_are_learnt_and_empty_ones_are_not_pieces() {
+        let mut c = Calibrator::new();
+        for _ in 0..6 {
+            assert!(c.add(&start(1, true)).is_err(), "not before 7 readings");
+        }
+        let cal = c.add(&start(1, true)).expect("calibrated");
+        assert_eq!(cal.len(), 34);
+        assert_eq!(cal.summary(), "K1 Q2 R2 B2 N2 P8 k1 q2 r2 b2 n2 p8");
+        let d3 = square_to_index(Square::from_name("d3").expect("d3"));
+        assert_eq!(cal.piece(TagId([1, 0, 0, d3 as u8, 1])), Some(piece(b'Q')));
+        let mut c = Calibrator::new();
+        for _ in 0..7 {
+            let _ = c.add(&start(1, false));
+        }
+        assert_eq!(c.result().expect("calibrated").len(), 32);
+    }
+
+    #[test]
+    fn both_sets_unite_and_a_tag_known_as_two_kinds_is_refused() {
+        let learn = |n| {
+            let mut c = Calibrator::new();
+            for _ in 0..7 {
+                let _ = c.add(&start(n, false));
+            }
+            c.result().expect("calibrated")
+        };
+        let mut table = learn(1);
+        table.merge(&learn(2)).expect("disjoint sets");
+        assert_eq!(table.len(), 64);
+        let mut other = Calibration::new();
+        let (tag, known) = table.iter().next().expect("a tag");
+        let new = if known == piece(b'K') {
+            piece(b'Q')
+        } else {
+            piece(b'K')
+        };
+        other.insert(tag, new).expect("insert");
+        assert_eq!(
+            table.merge(&other),
+            Err(CalibrationError::Conflict { tag, known, new })
+        );
+        assert_eq!(table.len(), 64, "nothing changed");
+        assert!(
+            table
+                .merge(&other)
+                .expect_err("conflict")
+                .to_string()
+                .contains("is known as")
+        );
+    }
+
+    #[test]
+    fn an_unknown_tag_that_stays_is_told_once_naming_the_square() {
+        let mut c = Calibrator::new();
+        for _ in 0..7 {
+            let _ = c.add(&start(1, false));
+        }
+        let cal = c.result().expect("calibrated");
+        let mut stray = StrayTags::default();
+        let e4 = Square::from_name("e4").expect("e4");
+        let mut r = start(1, false);
+        r.0[square_to_index(e4)] = TagId([99, 1, 2, 3, 4]);
+        assert!(stray.watch(&cal, &r).is_empty());
+        assert!(stray.watch(&cal, &r).is_empty());
+        assert_eq!(stray.watch(&cal, &r), vec![(e4, TagId([99, 1, 2, 3, 4]))]);
+        assert!(stray.watch(&cal, &r).is_empty(), "once");
+        // It reads empty: no piece is invented.
+        assert_eq!(cal.placement(&r).get(e4), None);
+        // Noise that changes every reading is never told.
+        let mut noisy = StrayTags::default();
+        for k in 0..10u8 {
+            let mut r = start(1, false);
+            r.0[square_to_index(e4)] = TagId([99, k, 2, 3, 4]);
+            assert!(noisy.watch(&cal, &r).is_empty());
+        }
+    }
+}

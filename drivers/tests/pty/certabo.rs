@@ -137,8 +137,13 @@ async fn sentio_fixtures_through_listen_give_the_asserted_occupancy() {
     }
 }
 
+/// The changes from `from` to `to` as a Certabo session reports one reading's changes:
+/// squares emptied first, then pieces replaced, then pieces put down (a1 first in each).
 fn square_events(from: &Placement, to: &Placement) -> Vec<TraceEvent> {
-    to.diff(from)
+    let mut changes: Vec<_> = to.diff(from).collect();
+    changes.sort_by_key(|&(sq, piece)| (piece.is_some(), from.get(sq).is_none()));
+    changes
+        .into_iter()
         .map(|(sq, piece)| TraceEvent::Square {
             board: BoardId::A,
             sq,
