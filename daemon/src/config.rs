@@ -982,6 +982,39 @@ dir = "games"
     }
 
     #[test]
+    fn certabo_boards_share_a_calibration_beside_the_configuration_and_have_no_clock() {
+        let table = |extra: &str| {
+            Config::parse(
+                &format!(
+                    "[match]\nid = \"t\"\n[[board]]\nname = \"A\"\ndriver = \"certabo\"\nport = \"/dev/a\"\n{extra}\
+                     [[board]]\nname = \"B\"\ndriver = \"certabo\"\nport = \"/dev/b\"\n"
+                ),
+                Path::new("/clubs/round1/table.toml"),
+            )
+        };
+        let c = table("").unwrap();
+        for b in &c.boards {
+            assert_eq!(
+                b.calibration.as_deref(),
+                Some(Path::new("/clubs/round1/table.calibration.json"))
+            );
+            assert_eq!(b.clock, ClockSource::None);
+            assert!(!b.has_clock());
+        }
+        let c = table("calibration = \"tags.json\"\n").unwrap();
+        assert_eq!(
+            c.boards[0].calibration.as_deref(),
+            Some(Path::new("/clubs/round1/tags.json"))
+        );
+        let e = table("clock = \"board\"\n").unwrap_err().to_string();
+        assert!(e.contains("Certabo board relays no clock"), "{e}");
+        let e = parse(&GOOD.replacen("parity = \"none\"", "calibration = \"t.json\"", 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Certabo boards only"), "{e}");
+    }
+
+    #[test]
     fn clock_and_white_side_default_to_auto() {
         let c = parse(
             "[match]\nid = \"t\"\n[[board]]\nname = \"A\"\ndriver = \"dgt\"\nport = \"/dev/a\"\n\
