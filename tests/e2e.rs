@@ -19,6 +19,8 @@
 //!   daemon: `clock-lost`, `clock-restored`, and the whole game recorded.
 //! * `clockless`: boards without a clock (Millennium) playing a real game at its pace
 //!   through `bugbridge run`: every move, the result, no times, the BPGN.
+//! * `certabo`: two Certabo boards (RFID tags, noise) learning both sets and recording a
+//!   real game at its pace through `bugbridge run`; a restart reuses the calibration.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -30,6 +32,8 @@
 mod arbiter_end;
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
+#[path = "e2e/certabo.rs"]
+mod certabo;
 #[path = "e2e/clock_side.rs"]
 mod clock_side;
 #[path = "e2e/clock_unplug.rs"]

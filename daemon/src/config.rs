@@ -59,6 +59,8 @@ pub enum DriverKind {
     Dgt,
     /// A Millennium ChessLink / eONE board.
     Millennium,
+    /// A Certabo RFID board (no clock; pieces named by the table's tag calibration).
+    Certabo,
     /// A board emulated on a pseudo-terminal, playing the trace of `board[].trace`.
     Emulated,
 }
@@ -217,6 +219,9 @@ pub struct RawBoard {
     /// For `emulated`: the sensor trace it plays.
     #[serde(default)]
     pub trace: Option<PathBuf>,
+    /// Certabo: the table's tag calibration file (learnt sets are added to it).
+    #[serde(default)]
+    pub calibration: Option<PathBuf>,
 }
 
 /// `[mqtt]`.
@@ -346,7 +351,7 @@ impl BoardConfig {
         match self.clock {
             ClockSource::Board => true,
             ClockSource::None => false,
-            ClockSource::Auto => self.driver != DriverKind::Millennium,
+            ClockSource::Auto => !self.driver.is_clockless(),
         }
     }
 }
@@ -373,6 +378,28 @@ pub struct BoardConfig {
     pub parity: Parity,
     /// For an emulated board: the trace it plays.
     pub trace: Option<PathBuf>,
+    /// Certabo: the table's tag calibration file (default: beside the configuration,
+    /// `<name>.calibration.json`).
+    pub calibration: Option<PathBuf>,
+}
+
+impl DriverKind {
+    /// Boards that relay no clock (Millennium, Certabo).
+    #[must_use]
+    pub fn is_clockless(self) -> bool {
+        matches!(self, DriverKind::Millennium | DriverKind::Certabo)
+    }
+
+    /// The driver's name in the configuration.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            DriverKind::Dgt => "dgt",
+            DriverKind::Millennium => "millennium",
+            DriverKind::Certabo => "certabo",
+            DriverKind::Emulated => "emulated",
+        }
+    }
 }
 
 /// MQTT, validated.
@@ -601,7 +628,7 @@ impl Config {
                         "an emulated board needs the trace it plays".into(),
                     ));
                 }
-                DriverKind::Dgt | DriverKind::Millennium
+                DriverKind::Dgt | DriverKind::Millennium | DriverKind::Certabo
                     if b.port.is_none() && b.usb_serial.is_none() =>
                 {
                     return Err(at(
@@ -621,11 +648,23 @@ impl Config {
                     format!("port {port} is used by both boards"),
                 ));
             }
-            if b.driver == DriverKind::Millennium && b.clock == ClockSource::Board {
+            if b.driver.is_clockless() && b.clock == ClockSource::Board {
+                let name = if b.driver == DriverKind::Certabo {
+                    "Certabo"
+                } else {
+                    "Millennium"
+                };
                 return Err(at(
                     span,
                     &key("clock"),
-                    "a Millennium board relays no clock: set clock = \"none\"".into(),
+                    format!("a {name} board relays no clock: set clock = \"none\""),
+                ));
+            }
+            if b.driver != DriverKind::Certabo && b.calibration.is_some() {
+                return Err(at(
+                    span,
+                    &key("calibration"),
+                    "calibration applies to Certabo boards only".into(),
                 ));
             }
             if b.driver != DriverKind::Millennium && b.parity != Parity::Auto {
@@ -641,13 +680,17 @@ impl Config {
                 port: b.port.clone(),
                 usb_serial: b.usb_serial.clone(),
                 clock: match (b.driver, b.clock) {
-                    (DriverKind::Millennium, ClockSource::Auto) => ClockSource::None,
+                    (d, ClockSource::Auto) if d.is_clockless() => ClockSource::None,
                     (_, clock) => clock,
                 },
                 white_side: b.white_side,
                 orientation: b.orientation,
                 parity: b.parity,
                 trace: b.trace.as_deref().map(|p| relative_to(file, p)),
+                calibration: (b.driver == DriverKind::Certabo).then(|| match &b.calibration {
+                    Some(p) => relative_to(file, p),
+                    None => default_calibration(file),
+                }),
             });
         }
         boards.sort_by_key(|b| b.id);
@@ -832,6 +875,16 @@ pub fn relative_to(file: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// The calibration file of a configuration's Certabo boards when none is named:
+/// `table.toml` → `table.calibration.json`, beside it.
+#[must_use]
+pub fn default_calibration(file: &Path) -> PathBuf {
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "table".into(), |s| s.to_string_lossy().into_owned());
+    relative_to(file, Path::new(&format!("{stem}.calibration.json")))
+}
+
 /// A match id is used in topics, URLs and file names: 1 to 64 of `[A-Za-z0-9._-]`.
 #[must_use]
 pub fn valid_match_id(id: &str) -> bool {
@@ -926,6 +979,39 @@ dir = "games"
         assert_eq!(c.tags.get("WhiteA").map(String::as_str), Some("Ann"));
         assert_eq!(c.http.unwrap().listen.port(), 8080);
         assert_eq!(c.mqtt.unwrap().topic_prefix, "bughouse");
+    }
+
+    #[test]
+    fn certabo_boards_share_a_calibration_beside_the_configuration_and_have_no_clock() {
+        let table = |extra: &str| {
+            Config::parse(
+                &format!(
+                    "[match]\nid = \"t\"\n[[board]]\nname = \"A\"\ndriver = \"certabo\"\nport = \"/dev/a\"\n{extra}\
+                     [[board]]\nname = \"B\"\ndriver = \"certabo\"\nport = \"/dev/b\"\n"
+                ),
+                Path::new("/clubs/round1/table.toml"),
+            )
+        };
+        let c = table("").unwrap();
+        for b in &c.boards {
+            assert_eq!(
+                b.calibration.as_deref(),
+                Some(Path::new("/clubs/round1/table.calibration.json"))
+            );
+            assert_eq!(b.clock, ClockSource::None);
+            assert!(!b.has_clock());
+        }
+        let c = table("calibration = \"tags.json\"\n").unwrap();
+        assert_eq!(
+            c.boards[0].calibration.as_deref(),
+            Some(Path::new("/clubs/round1/tags.json"))
+        );
+        let e = table("clock = \"board\"\n").unwrap_err().to_string();
+        assert!(e.contains("Certabo board relays no clock"), "{e}");
+        let e = parse(&GOOD.replacen("parity = \"none\"", "calibration = \"t.json\"", 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Certabo boards only"), "{e}");
     }
 
     #[test]

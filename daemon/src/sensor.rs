@@ -31,6 +31,14 @@ pub enum Decoded {
     Event(SensorEvent),
     /// An operator action this version does not know: kept in the journal, not applied.
     UnknownOperator(String),
+    /// What an occupancy-only board (Sentio) shows: a set of occupied squares (bit = square
+    /// index, a1 = bit 0). Kept in the journal; piece inference needs pieces.
+    Occupancy {
+        /// Which board.
+        board: BoardId,
+        /// The occupied squares.
+        occupied: u64,
+    },
 }
 
 /// A rules board id from the wire's.
@@ -176,6 +184,10 @@ pub fn decode(ev: &TraceEvent) -> Decoded {
             configured: configured.map(clock_side_name),
             evidence: evidence.clone(),
         }),
+        TraceEvent::Occupancy { board: b, occupied } => Decoded::Occupancy {
+            board: board_id(*b),
+            occupied: occupied.0,
+        },
         TraceEvent::Link { board: b, up } => Decoded::Event(SensorEvent::Link {
             board: board_id(*b),
             up: *up,
@@ -382,6 +394,7 @@ pub fn decode_trace(text: &str) -> Result<DecodedTrace, trace::TraceError> {
             Decoded::Meta(m) => meta = m,
             Decoded::Event(e) => events.push((line.t, e)),
             Decoded::UnknownOperator(a) => unknown.push(a),
+            Decoded::Occupancy { .. } => {}
         }
     }
     Ok((meta, events, unknown))

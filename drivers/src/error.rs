@@ -34,6 +34,33 @@ pub enum DecodeError {
     /// A byte with even parity on a 7O1 link.
     #[error("parity error on byte {0:#04x}")]
     Parity(u8),
+    /// Certabo/Sentio: a byte that is neither `:`, a digit, whitespace, a line end nor an
+    /// `L`/`D` acknowledgement, inside a reading.
+    #[error("unexpected byte {byte:#04x} ({}) after {numbers} numbers of a reading", printable(*byte))]
+    UnexpectedByte {
+        /// The byte.
+        byte: u8,
+        /// How many numbers of the reading had arrived.
+        numbers: usize,
+    },
+    /// Certabo/Sentio: a byte between readings that cannot start one.
+    #[error("byte {b:#04x} ({p}) before a reading's ':'", b = .0, p = printable(*.0))]
+    NotAFrameStart(u8),
+    /// Certabo/Sentio: a reading ended with a count that is neither 320 (Certabo) nor 8
+    /// (Sentio), or not the count this board sends.
+    #[error("reading of {0} numbers: a Certabo reading has 320, a Sentio reading 8")]
+    WrongCount(usize),
+    /// Certabo/Sentio: more numbers than any reading has.
+    #[error("reading of more than 320 numbers ({0})")]
+    TooManyNumbers(usize),
+    /// Certabo/Sentio: a number that is not a byte.
+    #[error("number {value} at position {index} of a reading is above 255")]
+    NotAByte {
+        /// 0-based position in the reading.
+        index: usize,
+        /// The value read so far.
+        value: u16,
+    },
     /// The block check did not match.
     #[error("block check mismatch: computed {computed:#04x}, received {received:?}")]
     Checksum {
@@ -42,6 +69,15 @@ pub enum DecodeError {
         /// The two characters received.
         received: [u8; 2],
     },
+}
+
+/// `'x'` for a printable ASCII byte, `"not printable"` otherwise (for error messages).
+fn printable(b: u8) -> String {
+    if b.is_ascii_graphic() {
+        format!("'{}'", b as char)
+    } else {
+        "not printable".to_string()
+    }
 }
 
 /// A session-level failure: the link is considered down and the session reconnects.

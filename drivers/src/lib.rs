@@ -11,12 +11,15 @@
 //!   [`trace::SensorPiece`], [`trace::Placement`], [`trace::Side`]), [`trace::TraceEvent`] /
 //!   [`trace::TraceLine`], [`trace::TraceReader`] (errors name the line),
 //!   [`trace::TraceWriter`] (the exact documented format).
-//! * [`dgt`], [`millennium`]: pure codecs, bytes ↔ messages, no I/O. Decoders resynchronise
-//!   on garbage ([`resync`]) and never panic or fail.
+//! * [`dgt`], [`millennium`], [`certabo`] (Certabo and, with [`sentio`], TabuTronic boards):
+//!   pure codecs, bytes ↔ messages, no I/O. Decoders resynchronise on garbage ([`resync`])
+//!   and never panic or fail. [`certabo`] also holds the RFID tag calibration and the noise
+//!   filter.
 //! * [`serial`]: the only module that touches `serialport` (open, list, pty pairs).
 //! * [`session`]: one blocking thread per device, handshake, reconnect, orientation, clock
 //!   mapping; events into a bounded tokio channel.
-//! * [`emulate`]: DGT (with clock) and Millennium boards on pseudo-terminals playing a trace.
+//! * [`emulate`]: DGT (with clock), Millennium, Certabo and Sentio boards on pseudo-terminals
+//!   playing a trace.
 //! * [`listen`], [`ports`], [`emulate_file`]: what the CLI subcommands call.
 //! * [`error`]: [`DecodeError`], [`SessionError`], [`DeviceFault`], [`DriverError`].
 //!
@@ -44,7 +47,7 @@
 //!
 //! # CLI wiring (daemon/src/cli)
 //!
-//! * `bugbridge listen --driver dgt|millennium --port PATH [--white-side auto|left|right]
+//! * `bugbridge listen --driver dgt|millennium|certabo|sentio --port PATH [--white-side auto|left|right]
 //!   [--parity auto|odd|none] [--raw FILE]`: build `SessionConfig::new(kind,
 //!   PortSpec::Path(path), BoardId::A)`, set `white_side`, `millennium.parity` and `raw`
 //!   ([`session::RawLog`]), then `listen(cfg, &mut std::io::stdout(), async { let _ = tokio::signal::ctrl_c().await; }).await`.
@@ -60,11 +63,13 @@
 //!   Pace::Timed { speed }, board, .. }, &trace_lines)` then `spawn_session` on
 //!   `handle.path()`; keep the [`emulate::EmulatorHandle`] alive for the demo's lifetime.
 
+pub mod certabo;
 pub mod dgt;
 pub mod emulate;
 pub mod error;
 pub mod millennium;
 pub mod resync;
+pub mod sentio;
 pub mod serial;
 pub mod session;
 pub mod trace;
@@ -73,6 +78,6 @@ mod cli;
 
 pub use cli::{
     EmulateOptions, PORTS_HEADER, PortReport, emulate_file, known_usb_board, listen, ports, probe,
-    read_trace_file, stable_names, try_probe,
+    probe_certabo, read_trace_file, stable_names, try_probe,
 };
 pub use error::{DecodeError, DeviceFault, DriverError, SessionError};

@@ -28,6 +28,20 @@ impl ResyncStats {
         self.last = Some(why);
     }
 
+    /// Records `n` bytes already consumed by a byte-at-a-time decoder as dropped because of
+    /// `why`.
+    pub(crate) fn note(&mut self, n: usize, why: DecodeError) {
+        self.dropped += n as u64;
+        self.events += 1;
+        tracing::debug!(dropped = n, reason = %why, "decoder resync");
+        self.last = Some(why);
+    }
+
+    /// Counts `n` more dropped bytes for the reason already recorded.
+    pub(crate) fn more(&mut self, n: usize) {
+        self.dropped += n as u64;
+    }
+
     /// Total bytes dropped so far.
     #[must_use]
     pub fn dropped_bytes(&self) -> u64 {

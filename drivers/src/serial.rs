@@ -22,6 +22,8 @@ impl LineSettings {
     pub const DGT: LineSettings = LineSettings { baud: 9600 };
     /// Millennium: 38400 baud, run as 8N1 with parity handled in software (python-mchess).
     pub const MILLENNIUM: LineSettings = LineSettings { baud: 38400 };
+    /// Certabo and TabuTronic boards: 38400 baud 8N1.
+    pub const CERTABO: LineSettings = LineSettings { baud: 38400 };
 }
 
 /// An open serial port (or pty side) with a read timeout.

@@ -95,6 +95,10 @@ async fn three_plies_out(drivers: [DriverKind; 2], outage: Outage) -> Run {
                 b.clock = ClockSource::None;
                 bugbridge::config::DriverKind::Millennium
             }
+            other => panic!(
+                "the outage runs use DGT and Millennium boards, not {}",
+                other.name()
+            ),
         };
     }
     // Only a clockless board's outage is wanted when there is one.

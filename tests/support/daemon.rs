@@ -34,6 +34,7 @@ pub fn config(table: &Table, mqtt_url: Option<&str>, record_dir: &Path) -> Confi
         orientation: Orientation::Auto,
         parity: Parity::Auto,
         trace: None,
+        calibration: None,
     };
     Config {
         match_id: MATCH.into(),

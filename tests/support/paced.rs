@@ -80,9 +80,11 @@ impl PacedTable {
     /// When the file cannot be written.
     pub fn write_config(&self, path: &Path, match_id: &str, records: &Path) {
         let board = |b: BoardId| {
-            let (driver, clock) = match self.driver(b) {
-                DriverKind::Dgt => ("dgt", "board"),
-                DriverKind::Millennium => ("millennium", "none"),
+            let driver = self.driver(b).name();
+            let clock = if self.driver(b) == DriverKind::Dgt {
+                "board"
+            } else {
+                "none"
             };
             format!(
                 "[[board]]\nname = \"{b}\"\ndriver = \"{driver}\"\nclock = \"{clock}\"\nport = \"{}\"\n",

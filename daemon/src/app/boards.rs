@@ -4,12 +4,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use bugbridge_drivers::certabo::store;
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, EmulatorHandle, Pace};
 use bugbridge_drivers::millennium::ParityMode;
 use bugbridge_drivers::session::{
     self, DriverKind as WireDriver, Orientation as WireOrientation, PortSpec, SessionConfig,
-    SessionHandle, spawn_session,
+    SessionHandle, SharedCalibration, spawn_session,
 };
 use bugbridge_drivers::trace::{self, TraceLine};
 use tokio::sync::mpsc;
@@ -123,6 +124,7 @@ pub(crate) fn start(
         let (driver, port) = match b.driver {
             DriverKind::Dgt => (WireDriver::Dgt, port_spec(b)),
             DriverKind::Millennium => (WireDriver::Millennium, port_spec(b)),
+            DriverKind::Certabo => (WireDriver::Certabo, port_spec(b)),
             DriverKind::Emulated => {
                 let path = b.trace.clone().unwrap_or_default();
                 if !traces.iter().any(|(p, _)| *p == path) {
@@ -148,9 +150,40 @@ pub(crate) fn start(
         };
         ports.push((b, driver, port));
     }
+    let mut tables: Vec<(PathBuf, SharedCalibration)> = Vec::new();
     for (b, driver, port) in ports {
-        let (handle, mut events) = spawn_session(session_config(b, driver, port))
-            .map_err(|e| AppError::Device(format!("board {}: {e}", b.id)))?;
+        let mut cfg = session_config(b, driver, port);
+        if let Some(path) = &b.calibration {
+            // Boards naming the same file share one calibration: each knows both sets.
+            let shared = match tables.iter().find(|(p, _)| p == path) {
+                Some((_, shared)) => shared.clone(),
+                None => {
+                    let shared = store::load(path)
+                        .map_err(|e| AppError::Device(format!("board {}: {e}", b.id)))?;
+                    let known = shared.get();
+                    if known.is_empty() {
+                        tracing::warn!(
+                            "board {}: no tag calibration yet ({}): set up both boards in the start position; each learns its set and both boards will know both",
+                            b.id,
+                            path.display()
+                        );
+                    } else {
+                        tracing::info!(
+                            "tag calibration {}: {} tags ({})",
+                            path.display(),
+                            known.len(),
+                            known.summary()
+                        );
+                    }
+                    tokio::spawn(store::keep_saved(shared.clone(), path.clone()));
+                    tables.push((path.clone(), shared.clone()));
+                    shared
+                }
+            };
+            cfg.certabo.calibration = shared;
+        }
+        let (handle, mut events) =
+            spawn_session(cfg).map_err(|e| AppError::Device(format!("board {}: {e}", b.id)))?;
         sessions[b.id] = Some(handle);
         let tx = tx.clone();
         tokio::spawn(async move {

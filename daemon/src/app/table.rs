@@ -686,6 +686,7 @@ pub(crate) fn test_config(dir: &std::path::Path, match_id: &str) -> Config {
         orientation: crate::config::Orientation::Auto,
         parity: crate::config::Parity::Auto,
         trace: None,
+        calibration: None,
     };
     Config {
         match_id: match_id.into(),

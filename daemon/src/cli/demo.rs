@@ -372,6 +372,7 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         orientation: Orientation::Auto,
         parity: Parity::Auto,
         trace: Some(trace_path.clone()),
+        calibration: None,
     };
     let config = Config {
         match_id: "demo".into(),

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use bugbridge_drivers::certabo::store;
 use bugbridge_drivers::dgt::ClockSide;
 use bugbridge_drivers::millennium::ParityMode;
 use bugbridge_drivers::session::{DriverKind, PortSpec, RawLog, SessionConfig};
@@ -18,6 +19,10 @@ pub enum Driver {
     Dgt,
     /// Millennium ChessLink / eONE.
     Millennium,
+    /// Certabo RFID boards (tag ids per square; a calibration names the pieces).
+    Certabo,
+    /// TabuTronic Sentio / Spectrum (occupancy only).
+    Sentio,
 }
 
 impl Driver {
@@ -25,6 +30,8 @@ impl Driver {
         match self {
             Driver::Dgt => DriverKind::Dgt,
             Driver::Millennium => DriverKind::Millennium,
+            Driver::Certabo => DriverKind::Certabo,
+            Driver::Sentio => DriverKind::Sentio,
         }
     }
 }
@@ -88,6 +95,13 @@ pub struct ListenArgs {
     /// `<ms> in|out <hex>`.
     #[arg(long, value_name = "FILE")]
     pub raw: Option<PathBuf>,
+    /// Certabo: the tag calibration file (read if present; the sets learnt from start
+    /// positions are added to it). Without it the board's start position is learnt anew.
+    #[arg(long, value_name = "FILE")]
+    pub calibration: Option<PathBuf>,
+    /// Certabo / Sentio: readings in a row a square needs to change (1 = no noise filter).
+    #[arg(long, default_value_t = 2)]
+    pub agree: u32,
 }
 
 /// Millennium parity on the command line.
@@ -114,7 +128,8 @@ impl Parity {
 /// Arguments of `ports`.
 #[derive(Debug, Args)]
 pub struct PortsArgs {
-    /// Also ask each port whether a DGT or Millennium board answers (takes a moment).
+    /// Also ask each port whether a DGT, Millennium, Certabo or Sentio board answers
+    /// (takes a moment; a CP210x port is listened to first).
     #[arg(long)]
     pub probe: bool,
 }
@@ -146,6 +161,15 @@ pub struct EmulateArgs {
     /// Millennium parity: odd (a ChessLink board) or none (a 7-bit device).
     #[arg(long, value_enum, default_value = "odd")]
     pub parity: Parity,
+    /// Certabo: share of empty squares that read a random noise id in each reading.
+    #[arg(long, default_value_t = 0.3)]
+    pub noise: f64,
+    /// Certabo / Sentio: milliseconds between two readings.
+    #[arg(long, default_value_t = 100)]
+    pub period_ms: u64,
+    /// Certabo / Sentio: RGB LEDs (a TabuTronic Spectrum: answers `D`).
+    #[arg(long)]
+    pub rgb: bool,
 }
 
 fn parse_board(s: &str) -> Result<BoardId, String> {
@@ -199,6 +223,20 @@ pub(super) fn run_listen(args: ListenArgs) -> u8 {
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
     config.millennium.parity = args.parity.mode();
+    config.certabo.agree = args.agree.max(1);
+    let saver = match &args.calibration {
+        Some(path) => match store::load(path) {
+            Ok(cal) => {
+                config.certabo.calibration = cal.clone();
+                Some(store::keep_saved(cal, path.clone()))
+            }
+            Err(e) => {
+                eprintln!("listen: --calibration {}: {e}", path.display());
+                return 2;
+            }
+        },
+        None => None,
+    };
     if let Some(path) = &args.raw {
         match std::fs::File::create(path) {
             Ok(f) => config.raw = Some(RawLog::new(Box::new(f))),
@@ -209,6 +247,7 @@ pub(super) fn run_listen(args: ListenArgs) -> u8 {
         }
     }
     super::runtime(async move {
+        let _saver = saver.map(tokio::spawn);
         let mut out = std::io::stdout();
         match listen(config, &mut out, interrupted()).await {
             Ok(()) => 0,
@@ -252,6 +291,9 @@ pub(super) fn run_emulate(args: EmulateArgs) -> u8 {
     opts.rotated = args.rotated;
     opts.white_side = args.white_side.clock_side();
     opts.parity = args.parity.mode();
+    opts.certabo.noise = args.noise;
+    opts.certabo.period = Duration::from_millis(args.period_ms.max(1));
+    opts.certabo.rgb = args.rgb;
     super::runtime(async move {
         let mut out = std::io::stdout();
         match emulate_file(opts, &mut out, interrupted()).await {

@@ -71,6 +71,7 @@ mod engine;
 mod flag;
 mod koedem;
 mod matcher;
+pub mod occupancy;
 mod operator;
 mod promotion;
 mod settle;

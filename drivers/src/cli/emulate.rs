@@ -31,6 +31,8 @@ pub struct EmulateOptions {
     pub white_side: ClockSide,
     /// Millennium parity: odd (default) or none (a 7-bit device).
     pub parity: ParityMode,
+    /// Certabo / Sentio: reading period, noise, LED kind.
+    pub certabo: crate::emulate::CertaboEmulation,
 }
 
 impl EmulateOptions {
@@ -47,6 +49,7 @@ impl EmulateOptions {
             rotated: false,
             white_side: ClockSide::Left,
             parity: ParityMode::Odd,
+            certabo: crate::emulate::CertaboEmulation::default(),
         }
     }
 }
@@ -102,6 +105,12 @@ pub async fn emulate_file<W: Write>(
     config.rotated = opts.rotated;
     config.white_side = opts.white_side;
     config.parity = opts.parity;
+    if !(0.0..=1.0).contains(&opts.certabo.noise) {
+        return Err(DriverError::Config(
+            "--noise must be a share between 0 and 1".into(),
+        ));
+    }
+    config.certabo = opts.certabo;
     let handle = Emulator::start(config, &lines)?;
     writeln!(out, "{}", handle.path().display())?;
     out.flush()?;

@@ -6,4 +6,6 @@ mod ports;
 
 pub use emulate::{EmulateOptions, emulate_file, read_trace_file};
 pub use listen::listen;
-pub use ports::{PORTS_HEADER, PortReport, known_usb_board, ports, probe, stable_names, try_probe};
+pub use ports::{
+    PORTS_HEADER, PortReport, known_usb_board, ports, probe, probe_certabo, stable_names, try_probe,
+};

@@ -79,7 +79,9 @@ pub fn known_usb_board(vid: u16, pid: u16) -> Option<&'static str> {
     match (vid, pid) {
         (0x0403, 0x6001) => Some("DGT e-board? (FTDI FT232 bridge, as in DGT USB boards)"),
         (0x045B, 0x8111) => Some("DGT Smart Board"),
-        (0x10C4, 0xEA60) => Some("Certabo/Sentio? (CP210x bridge; not supported)"),
+        (0x10C4, 0xEA60) => Some(
+            "Certabo or TabuTronic board? (CP210x bridge, used by many devices: --probe tells by what it sends)",
+        ),
         (0x2D80, _) => Some("Chessnut (HID, not supported)"),
         _ => None,
     }
@@ -135,12 +137,25 @@ pub fn ports(probe_timeout: Option<Duration>) -> Vec<PortReport> {
         .into_iter()
         .map(|p| {
             let board = p.usb.as_ref().and_then(|u| known_usb_board(u.vid, u.pid));
-            let (probed, probe_error) =
-                match probe_timeout.map(|t| try_probe(Path::new(&p.path), t)) {
-                    Some(Ok(kind)) => (kind, None),
-                    Some(Err(e)) => (None, Some(open_error(&e))),
-                    None => (None, None),
-                };
+            let cp210x = p.usb.as_ref().is_some_and(|u| {
+                (u.vid, u.pid) == (crate::certabo::USB_VID, crate::certabo::USB_PID)
+            });
+            let (probed, probe_error) = match probe_timeout.map(|t| {
+                if cp210x {
+                    // Listen first: what a Certabo or TabuTronic board sends tells it apart
+                    // from the other devices on this bridge.
+                    match probe_certabo(Path::new(&p.path), t) {
+                        Ok(None) => try_probe(Path::new(&p.path), t),
+                        other => other,
+                    }
+                } else {
+                    try_probe(Path::new(&p.path), t)
+                }
+            }) {
+                Some(Ok(kind)) => (kind, None),
+                Some(Err(e)) => (None, Some(open_error(&e))),
+                None => (None, None),
+            };
             PortReport {
                 probe_error,
                 stable_names: stable_names(Path::new(&p.path)),
@@ -199,7 +214,35 @@ pub fn try_probe(path: &Path, timeout: Duration) -> std::io::Result<Option<Drive
             std::iter::from_fn(|| d.next_reply(buf)).any(|r| matches!(r, Reply::Version { .. }))
         },
     );
-    Ok(mill?.then_some(DriverKind::Millennium))
+    if mill? {
+        return Ok(Some(DriverKind::Millennium));
+    }
+    probe_certabo(path, timeout)
+}
+
+/// Listens at 38400 baud for a Certabo reading (320 numbers) or a Sentio reading (8 numbers)
+/// after switching the LEDs off (8 zero bytes, harmless on these boards; the boards report
+/// unasked, an emulated one once a host has spoken).
+///
+/// # Errors
+/// Opening the port failed.
+pub fn probe_certabo(path: &Path, timeout: Duration) -> std::io::Result<Option<DriverKind>> {
+    let found = std::cell::Cell::new(None);
+    let mut decoder = crate::certabo::FrameDecoder::default();
+    let mut seen = 0;
+    exchange(path, LineSettings::CERTABO, &[0u8; 8], timeout, |buf| {
+        let msgs = decoder.decode(&buf[seen..]);
+        seen = buf.len();
+        for m in msgs {
+            match m {
+                crate::certabo::Message::Tags(_) => found.set(Some(DriverKind::Certabo)),
+                crate::certabo::Message::Ranks(_) => found.set(Some(DriverKind::Sentio)),
+                crate::certabo::Message::Ack(_) => {}
+            }
+        }
+        found.get().is_some()
+    })?;
+    Ok(found.get())
 }
 
 fn exchange(

@@ -29,6 +29,7 @@
 //! parity (or without, [`EmulatorConfig::parity`]) and block check, the status h1 first,
 //! automatic `s` reports on change unless register 02 is 1.
 
+mod certabo;
 mod device;
 mod dgt;
 mod eeprom;
@@ -36,6 +37,7 @@ mod millennium;
 mod player;
 mod state;
 
+pub use certabo::{CertaboEmulation, TagSet};
 pub use device::DeviceStatus;
 
 use std::io;
@@ -88,6 +90,8 @@ pub struct EmulatorConfig {
     /// Millennium: [`ParityMode::Odd`] (default) as a ChessLink board, [`ParityMode::Ignore`]
     /// for a 7-bit device without parity (DGT Centaur's ChessLink emulation).
     pub parity: ParityMode,
+    /// Certabo / Sentio: reading period, noise, LED kind.
+    pub certabo: CertaboEmulation,
 }
 
 impl EmulatorConfig {
@@ -105,6 +109,7 @@ impl EmulatorConfig {
             white_side: ClockSide::Left,
             bwtime_layout: BwtimeLayout::Modern,
             parity: ParityMode::Odd,
+            certabo: CertaboEmulation::default(),
         }
     }
 }

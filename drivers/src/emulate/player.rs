@@ -7,6 +7,7 @@ use std::time::Instant;
 use bytes::BytesMut;
 use tokio::sync::watch;
 
+use super::certabo::CertaboDevice;
 use super::device::Device;
 use super::dgt::DgtDevice;
 use super::millennium::MillenniumDevice;
@@ -55,6 +56,12 @@ impl Player {
                 cfg.bwtime_layout,
             )),
             DriverKind::Millennium => Box::new(MillenniumDevice::new(cfg.rotated, cfg.parity)),
+            DriverKind::Certabo | DriverKind::Sentio => Box::new(CertaboDevice::new(
+                cfg.driver == DriverKind::Sentio,
+                cfg.board,
+                cfg.rotated,
+                cfg.certabo,
+            )),
         };
         let physical = Physical::new(initial.unwrap_or_else(Placement::start), increment);
         let mut device = device;

@@ -93,12 +93,30 @@ impl BoardTracker {
     /// A full reading. `force` emits a `board` event even when nothing changed (after
     /// (re)connecting); otherwise changes come out as `square` events.
     pub(crate) fn full(&mut self, raw: Placement, force: bool, out: &mut Vec<TraceEvent>) {
+        self.full_in_order(raw, force, false, out);
+    }
+
+    /// As [`BoardTracker::full`]; with `lifts_first` the changes of one reading come out as
+    /// a hand makes them: squares emptied first, then pieces replaced, then pieces put down
+    /// (a board that reports seldom shows a whole move in one reading: the mover's square
+    /// must not empty after the piece arrived).
+    pub(crate) fn full_in_order(
+        &mut self,
+        raw: Placement,
+        force: bool,
+        lifts_first: bool,
+        out: &mut Vec<TraceEvent>,
+    ) {
         self.raw = raw;
         self.decide();
         let now = self.normal();
         match self.emitted {
             Some(prev) if !force => {
-                for (sq, piece) in now.diff(&prev) {
+                let mut changes: Vec<_> = now.diff(&prev).collect();
+                if lifts_first {
+                    changes.sort_by_key(|&(sq, piece)| (piece.is_some(), prev.get(sq).is_none()));
+                }
+                for (sq, piece) in changes {
                     out.push(TraceEvent::Square {
                         board: self.board,
                         sq,

@@ -350,6 +350,7 @@ impl Protocol for DgtProtocol {
                 self.clock_queue.push_back(cmd);
                 self.send_next_clock_command(now, out);
             }
+            Control::ShowSquares(_) => {}
             Control::ShowMove(mv) => {
                 if !self.cfg.leds {
                     return;

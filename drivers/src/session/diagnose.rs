@@ -29,6 +29,10 @@ pub fn advice(driver: DriverKind, err: &SessionError) -> Option<String> {
             DriverKind::Millennium => "no Millennium board answered on this port: is it a DGT \
                                        board (driver dgt)? Is the board switched on?"
                 .to_owned(),
+            DriverKind::Certabo | DriverKind::Sentio => "the board sent no reading: is it \
+                                                         switched on, and a Certabo or \
+                                                         TabuTronic board (38400 baud)?"
+                .to_owned(),
         }),
         SessionError::Decode(_) => None,
     }

@@ -165,7 +165,7 @@ impl Protocol for MillenniumProtocol {
                 }
                 None => self.send(&MillCommand::LedsOff, out),
             },
-            Control::ShowMove(_) | Control::Clock(_) => {}
+            Control::ShowMove(_) | Control::ShowSquares(_) | Control::Clock(_) => {}
         }
     }
 

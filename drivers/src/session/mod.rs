@@ -43,6 +43,7 @@
 //!   `board`. Later statuses are diffed into `square` events. A silent board is probed with `V`.
 
 mod board_state;
+mod certabo;
 mod clock_presence;
 mod clock_side;
 mod clock_state;
@@ -55,6 +56,7 @@ mod run;
 mod watchdog;
 
 pub use board_state::Orientation;
+pub use certabo::{CertaboSettings, SharedCalibration};
 pub use raw_log::{Direction, RawLog, parse_raw_line};
 
 use std::path::PathBuf;
@@ -76,26 +78,40 @@ pub enum DriverKind {
     Dgt,
     /// Millennium ChessLink / Exclusive / Performance / eONE.
     Millennium,
+    /// Certabo RFID board (a tag id per square).
+    Certabo,
+    /// TabuTronic Sentio / Spectrum (occupancy only).
+    Sentio,
 }
 
 impl DriverKind {
-    /// `"dgt"` or `"millennium"`.
+    /// `"dgt"`, `"millennium"`, `"certabo"` or `"sentio"`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             DriverKind::Dgt => "dgt",
             DriverKind::Millennium => "millennium",
+            DriverKind::Certabo => "certabo",
+            DriverKind::Sentio => "sentio",
         }
     }
 
-    /// Parses `"dgt"` or `"millennium"`.
+    /// Parses `"dgt"`, `"millennium"`, `"certabo"` or `"sentio"`.
     #[must_use]
     pub fn from_name(s: &str) -> Option<DriverKind> {
         match s {
             "dgt" => Some(DriverKind::Dgt),
             "millennium" => Some(DriverKind::Millennium),
+            "certabo" => Some(DriverKind::Certabo),
+            "sentio" => Some(DriverKind::Sentio),
             _ => None,
         }
+    }
+
+    /// True for the boards that report readings unasked on the Certabo framing.
+    #[must_use]
+    pub const fn is_certabo_family(self) -> bool {
+        matches!(self, DriverKind::Certabo | DriverKind::Sentio)
     }
 }
 
@@ -169,6 +185,8 @@ pub struct SessionConfig {
     pub dgt_update: DgtUpdateMode,
     /// Millennium set-up.
     pub millennium: MillenniumSettings,
+    /// Certabo / Sentio set-up (noise filter, the table's calibration).
+    pub certabo: CertaboSettings,
     /// Serial read timeout: the longest a control message (stop, LEDs) waits.
     pub read_timeout: Duration,
     /// First reconnect delay.
@@ -201,9 +219,10 @@ impl SessionConfig {
             clock: true,
             clock_required: false,
             orientation: Orientation::Auto,
-            leds: driver == DriverKind::Millennium,
+            leds: driver != DriverKind::Dgt,
             dgt_update: DgtUpdateMode::Nice,
             millennium: MillenniumSettings::default(),
+            certabo: CertaboSettings::default(),
             read_timeout: Duration::from_millis(50),
             backoff_min: Duration::from_millis(100),
             backoff_max: Duration::from_secs(2),
@@ -228,6 +247,7 @@ pub struct SensorEvent {
 #[derive(Debug, Clone)]
 pub(crate) enum Control {
     ShowMove(Option<(Square, Square)>),
+    ShowSquares(Vec<Square>),
     Clock(ClockCommand),
 }
 
@@ -243,6 +263,11 @@ impl SessionHandle {
     /// Light `from` and `to` on boards with LEDs (normal-frame squares); `None` clears them.
     pub fn show_move(&self, mv: Option<(Square, Square)>) {
         let _ = self.control.send(Control::ShowMove(mv));
+    }
+
+    /// Light any squares (Certabo/Sentio: the squares a player must fix); empty clears.
+    pub fn show_squares(&self, squares: Vec<Square>) {
+        let _ = self.control.send(Control::ShowSquares(squares));
     }
 
     /// Queue a clock command (DGT clocks; sent one at a time, each waiting for its ack).

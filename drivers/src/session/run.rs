@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::Sender;
 
+use super::certabo::CertaboProtocol;
 use super::dgt::DgtProtocol;
 use super::millennium::MillenniumProtocol;
 use super::{Control, Direction, DriverKind, PortSpec, SensorEvent, SessionConfig};
@@ -108,10 +109,12 @@ pub(crate) fn run(
     let mut proto: Box<dyn Protocol + Send> = match cfg.driver {
         DriverKind::Dgt => Box::new(DgtProtocol::new(cfg.clone())),
         DriverKind::Millennium => Box::new(MillenniumProtocol::new(cfg.clone())),
+        DriverKind::Certabo | DriverKind::Sentio => Box::new(CertaboProtocol::new(cfg.clone())),
     };
     let settings = match cfg.driver {
         DriverKind::Dgt => LineSettings::DGT,
         DriverKind::Millennium => LineSettings::MILLENNIUM,
+        DriverKind::Certabo | DriverKind::Sentio => LineSettings::CERTABO,
     };
     let ctx = Ctx {
         cfg,

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use super::occupancy::Occupancy;
 use super::piece::{Placement, SensorPiece};
 use super::square::{BoardId, Side, Square};
 use crate::dgt::ClockSide;
@@ -37,6 +38,14 @@ pub enum TraceEvent {
         sq: Square,
         /// What it shows now (`None` = empty).
         piece: Option<SensorPiece>,
+    },
+    /// What a board that senses only occupancy (Sentio) shows: a full snapshot, sent at
+    /// every change.
+    Occupancy {
+        /// Which board.
+        board: BoardId,
+        /// The occupied squares.
+        occupied: Occupancy,
     },
     /// A reading of the board's clock.
     Clock {
@@ -95,6 +104,7 @@ impl TraceEvent {
             TraceEvent::Meta { .. } => "meta",
             TraceEvent::Board { .. } => "board",
             TraceEvent::Square { .. } => "square",
+            TraceEvent::Occupancy { .. } => "occupancy",
             TraceEvent::Clock { .. } => "clock",
             TraceEvent::Link { .. } => "link",
             TraceEvent::ClockLink { .. } => "clock_link",
@@ -110,6 +120,7 @@ impl TraceEvent {
             TraceEvent::Meta { .. } => None,
             TraceEvent::Board { board, .. }
             | TraceEvent::Square { board, .. }
+            | TraceEvent::Occupancy { board, .. }
             | TraceEvent::Clock { board, .. }
             | TraceEvent::Link { board, .. }
             | TraceEvent::ClockLink { board, .. }
@@ -125,6 +136,7 @@ impl TraceEvent {
             TraceEvent::Meta { .. } => {}
             TraceEvent::Board { board, .. }
             | TraceEvent::Square { board, .. }
+            | TraceEvent::Occupancy { board, .. }
             | TraceEvent::Clock { board, .. }
             | TraceEvent::Link { board, .. }
             | TraceEvent::ClockLink { board, .. }

@@ -12,6 +12,7 @@
 
 mod error;
 mod event;
+mod occupancy;
 mod piece;
 mod read;
 mod square;
@@ -19,6 +20,7 @@ mod write;
 
 pub use error::{TraceError, TraceErrorKind};
 pub use event::{TraceEvent, TraceLine};
+pub use occupancy::Occupancy;
 pub use piece::{ParseFenError, ParsePieceError, Placement, START_FEN, SensorPiece};
 pub use read::{TraceReader, parse_line, parse_trace};
 pub use square::{BoardId, ParseBoardIdError, ParseSquareError, Side, Square};

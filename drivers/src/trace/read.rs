@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 
 use super::error::{TraceError, TraceErrorKind};
 use super::event::{TraceEvent, TraceLine};
+use super::occupancy::Occupancy;
 use super::piece::{Placement, SensorPiece};
 use super::square::{BoardId, Side, Square};
 
@@ -207,6 +208,20 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
                 Some(v) => return Err(TraceErrorKind::BadPiece(v.to_string())),
             };
             TraceEvent::Square { board, sq, piece }
+        }
+        "occupancy" => {
+            let board = board_field(&obj)?;
+            let occupied = match obj.get("occupied") {
+                None => return Err(TraceErrorKind::MissingField("occupied")),
+                Some(Value::String(s)) => {
+                    s.parse::<Occupancy>().map_err(|e| TraceErrorKind::BadFen {
+                        fen: s.clone(),
+                        reason: e.0,
+                    })?
+                }
+                Some(_) => return Err(bad("occupied", "must be a string")),
+            };
+            TraceEvent::Occupancy { board, occupied }
         }
         "clock" => {
             let board = board_field(&obj)?;

@@ -107,6 +107,9 @@ fn format_line(line: &TraceLine, s: &mut String) {
         TraceEvent::Board { placement, .. } => {
             let _ = write!(s, ",\"fen\":\"{placement}\"");
         }
+        TraceEvent::Occupancy { occupied, .. } => {
+            let _ = write!(s, ",\"occupied\":\"{occupied}\"");
+        }
         TraceEvent::Square { sq, piece, .. } => {
             let _ = write!(s, ",\"sq\":\"{sq}\",\"piece\":");
             match piece {

@@ -3,6 +3,7 @@
 //! Nothing here sleeps to synchronise: tests wait for the driver's events or the emulator's
 //! status, with timeouts only as upper bounds.
 
+mod certabo;
 mod common;
 mod dgt;
 mod hardware_like;

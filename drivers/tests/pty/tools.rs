@@ -61,3 +61,15 @@ async fn emulate_prints_the_device_path_and_runs_until_stopped() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn probe_tells_certabo_from_sentio_by_what_they_send() {
+    let lines = game();
+    for kind in [DriverKind::Certabo, DriverKind::Sentio] {
+        let mut c = EmulatorConfig::new(kind);
+        c.pace = Pace::Manual;
+        let emu = Emulator::start(c, &lines).expect("emulator");
+        assert_eq!(probe(&emu.path(), Duration::from_millis(500)), Some(kind));
+    }
+    assert!(known_usb_board(0x10C4, 0xEA60).is_some_and(|b| b.contains("Certabo")));
+}

@@ -1,0 +1,238 @@
+//! Figures of the occupancy-only inference (TabuTronic Sentio): simulate → keep only which
+//! squares are occupied → `infer::occupancy`. A move counts as right when it is exact, or
+//! flagged with the truth among its choices (a promotion's piece, a drop's kind the hand and
+//! the square cannot tell, a move of a piece whose kind is still open); anything else is
+//! wrong. Printed per profile: complete boards, moves by kind of verdict, the first wrong
+//! moves, and the share of drops that need the arbiter.
+//!
+//! The goal is no wrong move at all; the inference does not reach it yet, so this is a
+//! measurement, not a test: `cargo run --release -p bugbridge --example occupancy_roundtrip`
+//! (`BUGBRIDGE_FULL=N`, N ≥ 300: N random games per profile instead of 20).
+
+#[path = "../tests/support/corpus.rs"]
+mod corpus;
+use corpus::real_games;
+
+use bugbridge::infer::SensorEvent;
+use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
+use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
+use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+
+#[derive(Debug, Default)]
+struct Tally {
+    boards: usize,
+    exact_boards: usize,
+    moves: usize,
+    exact: usize,
+    flagged_promotions: usize,
+    open_pieces: usize,
+    drops: usize,
+    undetermined_drops: usize,
+    short: usize,
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    fn line(&self, what: &str) -> String {
+        format!(
+            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact, {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
+            self.boards,
+            self.exact_boards,
+            100.0 * self.exact_boards as f64 / self.boards.max(1) as f64,
+            self.short,
+            self.moves,
+            self.exact,
+            self.flagged_promotions,
+            self.open_pieces,
+            self.wrong.len(),
+            self.drops,
+            self.undetermined_drops,
+            100.0 * self.undetermined_drops as f64 / self.drops.max(1) as f64
+        )
+    }
+}
+
+/// Whether `got` is `want`, exactly or as a flagged choice that includes it.
+fn judge(got: &OccupancyMove, want: &Move, tally: &mut Tally) -> bool {
+    match (&got.note, got.mv, *want) {
+        (KindNote::Exact, mv, want) => {
+            let same = same_move(&mv, &want);
+            tally.exact += usize::from(same);
+            same
+        }
+        (
+            KindNote::PromotionAssumed { choices },
+            Move::Normal {
+                from, to, capture, ..
+            },
+            Move::Normal {
+                from: f2,
+                to: t2,
+                capture: c2,
+                promotion: Some(p),
+                ..
+            },
+        ) => {
+            let ok = (from, to, capture) == (f2, t2, c2) && choices.contains(&p);
+            tally.flagged_promotions += usize::from(ok);
+            ok
+        }
+        (KindNote::PieceOpen { .. }, mv, want) => {
+            let squares = |m: &Move| {
+                (
+                    m.from(),
+                    match *m {
+                        Move::Normal { to, .. }
+                        | Move::EnPassant { to, .. }
+                        | Move::Drop { to, .. } => to,
+                        Move::Castle { rook, .. } => rook,
+                    },
+                )
+            };
+            let ok = squares(&mv) == squares(&want);
+            tally.open_pieces += usize::from(ok);
+            ok
+        }
+        (
+            KindNote::DropUndetermined { choices },
+            Move::Drop { piece, to },
+            Move::Drop {
+                piece: p2, to: t2, ..
+            },
+        ) => {
+            let ok = (piece.color, to) == (p2.color, t2) && choices.contains(&p2.role);
+            tally.undetermined_drops += usize::from(ok);
+            ok
+        }
+        _ => false,
+    }
+}
+
+/// The same move: squares, drop piece and promotion (roles and capture fields as the rules
+/// fill them may differ between a generated move and a matched one).
+fn same_move(a: &Move, b: &Move) -> bool {
+    let key = |m: &Move| match *m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => (Some(from), to, promotion, None),
+        Move::EnPassant { from, to } => (Some(from), to, None, None),
+        Move::Castle { king, rook } => (Some(king), rook, None, None),
+        Move::Drop { piece, to } => (None, to, None, Some(piece)),
+    };
+    key(a) == key(b)
+}
+
+fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
+    let trace = simulate(game, profile, seed);
+    let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
+    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let mut decided = Vec::new();
+    for (t, ev) in &trace {
+        let (board, now) = match ev {
+            SensorEvent::Snapshot { board, placement } => (*board, placement.occupied().0),
+            SensorEvent::Square { board, sq, piece } => {
+                let bit = 1u64 << sq.index();
+                let now = if piece.is_some() {
+                    occ[*board] | bit
+                } else {
+                    occ[*board] & !bit
+                };
+                (*board, now)
+            }
+            _ => continue,
+        };
+        if now != occ[board] {
+            occ[board] = now;
+            decided.extend(inf.feed(board, *t, now));
+        }
+    }
+    decided.extend(inf.finish());
+    for b in BoardId::ALL {
+        tally.boards += 1;
+        let got: Vec<&OccupancyMove> = decided.iter().filter(|m| m.board == b).collect();
+        let want: Vec<&Move> = game
+            .moves
+            .iter()
+            .filter(|m| m.board == b)
+            .map(|m| &m.mv)
+            .collect();
+        tally.drops += want
+            .iter()
+            .filter(|m| matches!(m, Move::Drop { .. }))
+            .count();
+        let mut ok = true;
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            tally.moves += 1;
+            if !judge(g, w, tally) {
+                tally.wrong.push(format!(
+                    "{name} seed {seed} ({profile}) board {b} ply {i}: got {:?} ({:?}), want {w:?}",
+                    g.mv, g.note
+                ));
+                ok = false;
+                break;
+            }
+        }
+        if ok && got.len() > want.len() {
+            tally.wrong.push(format!(
+                "{name} seed {seed} ({profile}) board {b}: extra move {:?}",
+                got[want.len()].mv
+            ));
+            ok = false;
+        }
+        if ok && got.len() < want.len() {
+            tally.short += 1;
+            ok = false;
+        }
+        tally.exact_boards += usize::from(ok);
+    }
+}
+
+fn full() -> Option<u64> {
+    let n = std::env::var("BUGBRIDGE_FULL").ok()?.parse::<u64>().ok()?;
+    (n > 0).then_some(n.max(300))
+}
+
+fn check(tally: &Tally, what: &str) {
+    println!("{}", tally.line(what));
+    for w in tally.wrong.iter().take(5) {
+        println!("  wrong: {w}");
+    }
+}
+
+fn random_games() {
+    let count = full().unwrap_or(20);
+    for profile in [Profile::Clean, Profile::Noisy] {
+        let mut tally = Tally::default();
+        for seed in 0..count {
+            let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+            run_one(
+                &g,
+                profile,
+                7000 + seed,
+                &mut tally,
+                &format!("random {seed}"),
+            );
+        }
+        check(&tally, &format!("random, {profile}"));
+    }
+}
+
+fn real_games_run() {
+    let games = real_games();
+    assert!(games.len() >= 10, "only {} legal real games", games.len());
+    for profile in [Profile::Clean, Profile::Noisy] {
+        let mut tally = Tally::default();
+        for (name, game) in &games {
+            run_one(game, profile, 1, &mut tally, name);
+        }
+        check(&tally, &format!("real, {profile}"));
+    }
+}
+
+fn main() {
+    random_games();
+    real_games_run();
+}

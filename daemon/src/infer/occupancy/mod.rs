@@ -1,0 +1,609 @@
+//! Moves from boards that sense only occupancy (TabuTronic Sentio): which squares hold a
+//! piece, never which piece.
+//!
+//! The game so far is known (a [`BughouseGame`] of both boards, holdings included), so the
+//! pieces are too: what is missing is which move a new occupancy shows. Each snapshot of a
+//! board is matched against the legal moves of its side to move: a move matches when the
+//! board after it is occupied exactly as the snapshot says. Like the clockless inference the
+//! last match stays **open** (a slid piece resting on its way, a rook moved before its king
+//! castles): it is replaced by a later match from the same position, and becomes final when
+//! the board shows something only the next move explains, or at [`OccupancyInference::finish`].
+//!
+//! What occupancy cannot say, the rules and the order of events do:
+//!
+//! * **captures**: the victim's square is occupied before and after, so the capture's target
+//!   must be a square seen empty since the last move (the order of lifts tells the victim);
+//! * **castling** and **en passant** are the only moves with their occupancy;
+//! * **promotions**: every promotion piece gives the same occupancy: the ruleset's first
+//!   promotion piece (the queen) is taken and the move is flagged
+//!   ([`KindNote::PromotionAssumed`]) for the arbiter;
+//! * **drops**: the kind comes from the dropping player's hand when only one kind is there, or
+//!   only one kind may stand on that square (no pawn on a back rank); otherwise the drop is
+//!   recorded with its kind **undetermined** ([`KindNote::DropUndetermined`], with the kinds
+//!   it may be), never guessed. The game goes on with the first of them as a placeholder so
+//!   that later moves can be matched; the record must say the kind is undetermined.
+//!
+//! Pure: no I/O, times passed in.
+
+use crate::rules::{
+    Bitboard, BoardId, BughouseGame, ByBoard, ByColor, Color, Move, Role, Ruleset, Square,
+};
+
+/// How sure the kind of the moved piece is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KindNote {
+    /// Only one move explains the board.
+    Exact,
+    /// A promotion: the piece chosen is an assumption (`choices`, the ruleset's pieces).
+    PromotionAssumed {
+        /// Every piece the pawn may have become.
+        choices: Vec<Role>,
+    },
+    /// A drop whose kind neither the hand nor the square tells: the arbiter must say.
+    DropUndetermined {
+        /// The kinds it may be (the move carries the first as a placeholder).
+        choices: Vec<Role>,
+    },
+    /// A piece whose kind is still open (an earlier undetermined drop or assumed promotion)
+    /// moved as more than one of its kinds could: the squares are sure, the kind is not.
+    PieceOpen {
+        /// The kinds it may be.
+        choices: Vec<Role>,
+    },
+}
+
+/// A move the occupancy showed, final.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OccupancyMove {
+    /// The board.
+    pub board: BoardId,
+    /// When the snapshot that completed it arrived (ms).
+    pub t: u64,
+    /// The move (for an undetermined drop, with a placeholder kind).
+    pub mv: Move,
+    /// How sure its kind is.
+    pub note: KindNote,
+}
+
+/// A kind left open earlier (a drop's or a promotion's), settled by a later move of that
+/// piece that only one of its possible kinds can make.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// The board.
+    pub board: BoardId,
+    /// The time of the drop or promotion whose kind it settles.
+    pub t: u64,
+    /// The kind it was.
+    pub role: Role,
+}
+
+#[derive(Debug, Clone)]
+struct Assumed {
+    /// Where the piece stands now.
+    sq: Square,
+    /// The kinds it may be, and the one the game carries.
+    choices: Vec<Role>,
+    role: Role,
+    /// It was dropped (its kind came from a hand).
+    dropped: bool,
+    /// Its colour.
+    color: Color,
+    /// The time of the move that put it there.
+    t: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Watch {
+    /// Pieces whose kind is not known.
+    assumed: Vec<Assumed>,
+    /// Squares seen empty since the last final move that were occupied then, in order.
+    lifted: Vec<Square>,
+    /// The move the board shows now, not final yet.
+    open: Option<(Move, KindNote, u64)>,
+    /// Squares emptied since the open move was matched.
+    since_open: Vec<Square>,
+    /// The last snapshot.
+    last: Option<u64>,
+}
+
+/// The occupancy inference of a table.
+#[derive(Debug, Clone)]
+pub struct OccupancyInference {
+    game: BughouseGame,
+    rules: Ruleset,
+    watch: ByBoard<Watch>,
+    resolved: Vec<Resolution>,
+    /// Pieces in a hand whose kind is open (a piece of open kind was taken): each the kinds
+    /// it may be. A drop from such a hand names all of them among its choices.
+    unsure: ByBoard<ByColor<Vec<Vec<Role>>>>,
+}
+
+/// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
+fn open_to(m: &Move) -> Square {
+    match *m {
+        Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } => to,
+        Move::Castle { rook, .. } => rook,
+    }
+}
+
+fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
+    let mut pos = game.board(board).clone();
+    pos.play(m);
+    pos.board().occupied().0
+}
+
+impl OccupancyInference {
+    /// Both boards in the start position.
+    #[must_use]
+    pub fn new(rules: Ruleset) -> Self {
+        OccupancyInference::from_game(BughouseGame::new(rules), rules)
+    }
+
+    /// From a game in progress (a set-up position, a restart).
+    #[must_use]
+    pub fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
+        OccupancyInference {
+            game,
+            rules,
+            watch: ByBoard::default(),
+            resolved: Vec::new(),
+            unsure: ByBoard::default(),
+        }
+    }
+
+    /// The game as decided so far (open moves not included).
+    #[must_use]
+    pub fn game(&self) -> &BughouseGame {
+        &self.game
+    }
+
+    fn base(&self, board: BoardId) -> u64 {
+        self.game.board(board).board().occupied().0
+    }
+
+    /// Kinds settled by later moves since the last call.
+    pub fn take_resolutions(&mut self) -> Vec<Resolution> {
+        std::mem::take(&mut self.resolved)
+    }
+
+    /// The moves of the side to move that give exactly `occ`, with their note. A move of a
+    /// piece whose kind is open is flagged when another of its kinds also explains the board.
+    fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let (mv, note) = self.matches_in(&self.game, board, occ)?;
+        let Some(from) = mv.from() else {
+            return Some((mv, note));
+        };
+        let Some(a) = self.watch[board].assumed.iter().find(|a| a.sq == from) else {
+            return Some((mv, note));
+        };
+        let mut kinds = vec![a.role];
+        for &role in a.choices.iter().filter(|&&r| r != a.role) {
+            if let Some(game) = self.with_kind(board, a, role)
+                && self.matches_in(&game, board, occ).is_some()
+            {
+                kinds.push(role);
+            }
+        }
+        if kinds.len() > 1 {
+            kinds.sort();
+            return Some((mv, KindNote::PieceOpen { choices: kinds }));
+        }
+        Some((mv, note))
+    }
+
+    /// The game with the open-kind piece `a` of `board` taken as `role` (`None` when the hand
+    /// it was dropped from cannot have held that kind).
+    fn with_kind(&self, board: BoardId, a: &Assumed, role: Role) -> Option<BughouseGame> {
+        let mut game = self.game.clone();
+        let pos = game.board_mut(board);
+        let piece = pos.board().piece_at(a.sq)?;
+        if a.dropped {
+            let pocket = &mut pos.pockets_mut()[piece.color];
+            pocket.add(a.role);
+            if !pocket.take(role) {
+                return None;
+            }
+        }
+        let promoted = pos.promoted().contains(a.sq);
+        pos.set_piece_at(
+            a.sq,
+            crate::rules::Piece {
+                color: piece.color,
+                role,
+            },
+        );
+        pos.set_promoted(a.sq, promoted);
+        Some(game)
+    }
+
+    /// As [`OccupancyInference::matches`], in `game`.
+    fn matches_in(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+    ) -> Option<(Move, KindNote)> {
+        let pos = game.board(board);
+        let lifted = &self.watch[board].lifted;
+        let base = pos.board().occupied().0;
+        let fits: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| occupancy_after(game, board, m) == occ)
+            .filter(|m| match m {
+                // The victim's square must have been seen empty (lifted, then taken).
+                Move::Normal {
+                    capture: Some(_),
+                    to,
+                    ..
+                } => lifted.contains(to),
+                _ => true,
+            })
+            .collect();
+        let first = *fits.first()?;
+        if let Move::Drop { to, .. } = first {
+            let mut concrete: Vec<Role> = fits
+                .iter()
+                .filter_map(|m| match m {
+                    Move::Drop { piece, .. } => Some(piece.role),
+                    _ => None,
+                })
+                .collect();
+            concrete.sort();
+            let mut choices = concrete.clone();
+            let back_rank = matches!(to.rank().index(), 0 | 7);
+            for entry in &self.unsure[board][pos.turn()] {
+                choices.extend(entry.iter().filter(|&&r| !(r == Role::Pawn && back_rank)));
+            }
+            // A capture under way on the other board may be about to fill this hand: the
+            // pieces of the dropper's colour in the air there are possible kinds too.
+            let other = board.other();
+            let mover = pos.turn();
+            for sq in &self.watch[other].lifted {
+                if let Some(p) = game.board(other).board().piece_at(*sq)
+                    && p.color == mover
+                    && p.role != Role::King
+                    && !(p.role == Role::Pawn && back_rank)
+                {
+                    let role = if game.board(other).promoted().contains(*sq) {
+                        Role::Pawn
+                    } else {
+                        p.role
+                    };
+                    if !(role == Role::Pawn && back_rank) {
+                        choices.push(role);
+                    }
+                }
+            }
+            choices.sort();
+            choices.dedup();
+            let note = if choices.len() == 1 {
+                KindNote::Exact
+            } else {
+                KindNote::DropUndetermined {
+                    choices: choices.clone(),
+                }
+            };
+            let piece = crate::rules::Piece {
+                color: pos.turn(),
+                role: concrete[0],
+            };
+            let _ = base;
+            return Some((Move::Drop { piece, to }, note));
+        }
+        let promotions: Vec<Role> = fits
+            .iter()
+            .filter_map(|m| match m {
+                Move::Normal {
+                    promotion: Some(r), ..
+                } => Some(*r),
+                _ => None,
+            })
+            .collect();
+        if promotions.len() > 1 {
+            let default = self
+                .rules
+                .promotion_pieces
+                .iter()
+                .find(|r| promotions.contains(r))
+                .unwrap_or(promotions[0]);
+            let mv = fits
+                .iter()
+                .copied()
+                .find(|m| matches!(m, Move::Normal { promotion: Some(r), .. } if *r == default))
+                .unwrap_or(first);
+            let mut choices = promotions;
+            choices.sort();
+            choices.dedup();
+            return Some((mv, KindNote::PromotionAssumed { choices }));
+        }
+        // Several captures from one square to several lifted squares: the victim is the one
+        // lifted last (an earlier lift belongs to a move given up).
+        let mv = fits
+            .iter()
+            .copied()
+            .max_by_key(|m| match m {
+                Move::Normal { to, .. } => lifted.iter().position(|s| s == to).unwrap_or(0),
+                _ => 0,
+            })
+            .unwrap_or(first);
+        Some((mv, KindNote::Exact))
+    }
+
+    fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        let (mv, note, t) = self.watch[board].open.take()?;
+        self.game.play(board, &mv, t);
+        self.watch[board].lifted.clear();
+        self.follow(board, &mv, &note, t);
+        Some(OccupancyMove { board, t, mv, note })
+    }
+
+    /// Keeps track of the pieces whose kind is open: where they go, whether they are taken.
+    fn follow(&mut self, board: BoardId, mv: &Move, note: &KindNote, t: u64) {
+        let mover = self.game.board(board).turn().other();
+        if self.game.board(board).pockets()[mover].is_empty() {
+            self.unsure[board][mover].clear();
+        }
+        let w = &mut self.watch[board];
+        let (from, to) = match *mv {
+            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (Some(from), to),
+            Move::Castle { king, rook } => (Some(king), rook),
+            Move::Drop { to, .. } => (None, to),
+        };
+        if let Some(i) = w.assumed.iter().position(|a| a.sq == to) {
+            let taken = w.assumed.remove(i);
+            if taken.dropped {
+                // Its kind goes on being open in the partner's hand.
+                self.unsure[board.other()][taken.color].push(taken.choices);
+            }
+        }
+        let w = &mut self.watch[board];
+        if let Some(from) = from {
+            for a in &mut w.assumed {
+                if a.sq == from {
+                    a.sq = to;
+                }
+            }
+        }
+        match (note, mv) {
+            (KindNote::DropUndetermined { choices }, Move::Drop { piece, .. }) => {
+                // The hand lost a piece of one of these kinds, not surely the placeholder's:
+                // what stays in it is open the same way.
+                self.unsure[board][piece.color].push(choices.clone());
+                let w = &mut self.watch[board];
+                w.assumed.push(Assumed {
+                    sq: to,
+                    choices: choices.clone(),
+                    role: piece.role,
+                    dropped: true,
+                    color: piece.color,
+                    t,
+                });
+            }
+            (
+                KindNote::PromotionAssumed { choices },
+                Move::Normal {
+                    promotion: Some(role),
+                    ..
+                },
+            ) => {
+                w.assumed.push(Assumed {
+                    sq: to,
+                    choices: choices.clone(),
+                    role: *role,
+                    dropped: false,
+                    color: mover,
+                    t,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Nothing matches `occ`: maybe a piece of open kind moved as only another of its kinds
+    /// can. When exactly one other kind of one such piece explains the board, it is taken.
+    fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let mut found = None;
+        for (i, a) in self.watch[board].assumed.iter().enumerate() {
+            for &role in a.choices.iter().filter(|&&r| r != a.role) {
+                let mut game = self.game.clone();
+                let pos = game.board_mut(board);
+                let Some(piece) = pos.board().piece_at(a.sq) else {
+                    continue;
+                };
+                if a.dropped {
+                    let pocket = &mut pos.pockets_mut()[piece.color];
+                    pocket.add(a.role);
+                    if !pocket.take(role) {
+                        continue;
+                    }
+                }
+                let promoted = pos.promoted().contains(a.sq);
+                pos.set_piece_at(
+                    a.sq,
+                    crate::rules::Piece {
+                        color: piece.color,
+                        role,
+                    },
+                );
+                pos.set_promoted(a.sq, promoted);
+                if let Some(m) = self.matches_in(&game, board, occ) {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((i, role, game, m));
+                }
+            }
+        }
+        let (i, role, game, m) = found?;
+        self.game = game;
+        let a = self.watch[board].assumed.remove(i);
+        self.resolved.push(Resolution {
+            board,
+            t: a.t,
+            role,
+        });
+        Some(m)
+    }
+
+    /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
+    /// that became final.
+    pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
+        let mut out = Vec::new();
+        let base = self.base(board);
+        let before = self.watch[board].last.unwrap_or(base);
+        self.watch[board].last = Some(occ);
+        for sq in Bitboard(before & !occ) {
+            self.watch[board].since_open.push(sq);
+        }
+        for sq in Bitboard(base & !occ) {
+            if !self.watch[board].lifted.contains(&sq) {
+                self.watch[board].lifted.push(sq);
+            }
+        }
+        if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
+            // A piece appeared: a drop. The hand must hold what the other board's captures
+            // gave it, so a capture still open there is final first.
+            out.extend(self.commit_capture(board.other()));
+        }
+        if let Some((mv, note)) = self.matches(board, occ) {
+            match self.watch[board].open {
+                Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
+                    // The open move's piece still stands where it landed: what changed since
+                    // is the next move's.
+                    out.extend(self.commit(board));
+                    self.after_commit(board, t, occ, &mut out);
+                }
+                _ => self.set_open(board, mv, note, t),
+            }
+            return out;
+        }
+        if occ == base {
+            // Lifted and put back: no move.
+            self.watch[board].open = None;
+            self.watch[board].lifted.clear();
+            return out;
+        }
+        if let Some((open, _, _)) = self.watch[board].open
+            && self.continues(board, &open, occ)
+        {
+            return out;
+        }
+        if self.watch[board].open.is_some() {
+            // Only the next move explains it: the open one is final.
+            out.extend(self.commit(board));
+            self.after_commit(board, t, occ, &mut out);
+            return out;
+        }
+        self.last_resort(board, t, occ, &mut out);
+        out
+    }
+
+    fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
+        let w = &mut self.watch[board];
+        if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
+            w.since_open.clear();
+        }
+        w.open = Some((mv, note, t));
+    }
+
+    /// Whether a new match may take the open move's place: the open move's piece has left
+    /// its landing square since (a slide going on), or the new move completes it (castling
+    /// after its rook or king part), or it is the same squares.
+    fn may_replace(&self, board: BoardId, open: &Move, new: &Move) -> bool {
+        let w = &self.watch[board];
+        let (Some(from), to) = (open.from(), open_to(open)) else {
+            return true;
+        };
+        if w.since_open.contains(&to) {
+            return true;
+        }
+        match *new {
+            Move::Castle { king, rook } => from == king || from == rook,
+            _ => new.from() == Some(from) && open_to(new) == to,
+        }
+    }
+
+    /// After the open move became final: what the board shows is matched from the new
+    /// position.
+    fn after_commit(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
+        let base = self.base(board);
+        self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
+        if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
+            out.extend(self.commit_capture(board.other()));
+        }
+        if let Some((mv, note)) = self.matches(board, occ) {
+            self.set_open(board, mv, note, t);
+            return;
+        }
+        self.last_resort(board, t, occ, out);
+    }
+
+    /// Nothing matches: a capture on the other board may supply a drop, or a piece of open
+    /// kind may have moved as another of its kinds.
+    fn last_resort(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
+        if let Some(m) = self.commit_capture(board.other()) {
+            out.push(m);
+            if let Some((mv, note)) = self.matches(board, occ) {
+                self.set_open(board, mv, note, t);
+                return;
+            }
+        }
+        if let Some((mv, note)) = self.resolve(board, occ) {
+            self.set_open(board, mv, note, t);
+        }
+    }
+
+    /// Makes `board`'s open move final if it captures (its piece goes to a hand).
+    fn commit_capture(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        let captures = self.watch[board].open.as_ref().is_some_and(|(m, _, _)| {
+            matches!(
+                m,
+                Move::Normal {
+                    capture: Some(_),
+                    ..
+                } | Move::EnPassant { .. }
+            )
+        });
+        if captures { self.commit(board) } else { None }
+    }
+
+    /// Whether `occ` is the open move's mover still at work: the moved piece lifted again
+    /// (a slide resting on its way), or the king lifted after a rook move castling would
+    /// explain.
+    fn continues(&self, board: BoardId, open: &Move, occ: u64) -> bool {
+        let after = occupancy_after(&self.game, board, open);
+        let Move::Normal { role, from, to, .. } = *open else {
+            return false;
+        };
+        if occ == after & !(1u64 << to.index()) {
+            return true;
+        }
+        let pos = self.game.board(board);
+        let Some(king) = pos.king_of(pos.turn()) else {
+            return false;
+        };
+        role == Role::Rook
+            && pos.castling_rights().contains(from)
+            && occ == after & !(1u64 << king.index())
+    }
+
+    /// The end of the input: open moves become final.
+    pub fn finish(&mut self) -> Vec<OccupancyMove> {
+        let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
+            .into_iter()
+            .filter_map(|b| self.commit(b))
+            .collect();
+        out.sort_by_key(|m| m.t);
+        out
+    }
+
+    /// The side to move on `board`.
+    #[must_use]
+    pub fn turn(&self, board: BoardId) -> Color {
+        self.game.board(board).turn()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,274 @@
+use super::*;
+use crate::rules::notation::parse_bfen;
+use crate::rules::{Piece, RulesetName};
+
+fn sq(s: &str) -> Square {
+    s.parse().expect("square")
+}
+
+/// A table of two occupancy boards driven square by square, as hands move pieces.
+struct Hands {
+    inf: OccupancyInference,
+    occ: ByBoard<u64>,
+    t: u64,
+    out: Vec<OccupancyMove>,
+}
+
+impl Hands {
+    fn new() -> Hands {
+        Hands::from_bfen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+        )
+    }
+
+    fn from_bfen(bfen: &str) -> Hands {
+        let rules = RulesetName::Fide.ruleset();
+        let boards = parse_bfen(bfen, rules).expect("bfen");
+        let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        let occ = ByBoard {
+            a: game.board(BoardId::A).board().occupied().0,
+            b: game.board(BoardId::B).board().occupied().0,
+        };
+        Hands {
+            inf: OccupancyInference::from_game(game, rules),
+            occ,
+            t: 0,
+            out: Vec::new(),
+        }
+    }
+
+    fn set(&mut self, b: BoardId, s: &str, on: bool) -> &mut Self {
+        let bit = 1u64 << sq(s).index();
+        if on {
+            self.occ[b] |= bit;
+        } else {
+            self.occ[b] &= !bit;
+        }
+        self.t += 100;
+        let moves = self.inf.feed(b, self.t, self.occ[b]);
+        self.out.extend(moves);
+        self
+    }
+
+    fn lift(&mut self, b: BoardId, s: &str) -> &mut Self {
+        self.set(b, s, false)
+    }
+
+    fn put(&mut self, b: BoardId, s: &str) -> &mut Self {
+        self.set(b, s, true)
+    }
+
+    fn mv(&mut self, b: BoardId, from: &str, to: &str) -> &mut Self {
+        self.lift(b, from).put(b, to)
+    }
+
+    fn done(&mut self) -> Vec<(BoardId, String, KindNote)> {
+        let rest = self.inf.finish();
+        self.out.extend(rest);
+        self.out
+            .iter()
+            .map(|m| (m.board, format!("{:?}", m.mv), m.note.clone()))
+            .collect()
+    }
+}
+
+const A: BoardId = BoardId::A;
+const B: BoardId = BoardId::B;
+
+fn normal(role: Role, from: &str, to: &str, capture: Option<Role>) -> String {
+    format!(
+        "{:?}",
+        Move::Normal {
+            role,
+            from: sq(from),
+            capture,
+            to: sq(to),
+            promotion: None,
+        }
+    )
+}
+
+#[test]
+fn moves_and_replies_become_final_when_the_next_one_begins() {
+    let mut h = Hands::new();
+    h.mv(A, "e2", "e4").mv(A, "e7", "e5");
+    // A piece lifted and put back is no move.
+    h.lift(A, "g1").put(A, "g1");
+    h.mv(A, "g1", "f3");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, normal(Role::Pawn, "e2", "e4", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "e7", "e5", None), KindNote::Exact),
+            (A, normal(Role::Knight, "g1", "f3", None), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn the_lifted_square_tells_the_victim_in_either_order() {
+    // The knight on f3 may take e5 or g5: the square seen empty says which.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    for victim_first in [true, false] {
+        for target in ["e5", "g5"] {
+            let mut h = Hands::from_bfen(bfen);
+            if victim_first {
+                h.lift(A, target).lift(A, "f3").put(A, target);
+            } else {
+                h.lift(A, "f3").lift(A, target).put(A, target);
+            }
+            assert_eq!(
+                h.done(),
+                vec![(
+                    A,
+                    normal(Role::Knight, "f3", target, Some(Role::Pawn)),
+                    KindNote::Exact
+                )],
+                "{target}, victim first: {victim_first}"
+            );
+        }
+    }
+}
+
+#[test]
+fn castling_king_first_or_rook_first_and_en_passant() {
+    let bfen = "4k3/8/8/3pP3/8/8/8/4K2R w K d6 | 4k3/8/8/8/8/8/8/4K3 w - -";
+    for king_first in [true, false] {
+        let mut h = Hands::from_bfen(bfen);
+        if king_first {
+            h.mv(A, "e1", "g1").mv(A, "h1", "f1");
+        } else {
+            h.mv(A, "h1", "f1").mv(A, "e1", "g1");
+        }
+        let got = h.done();
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(
+            got[0].1,
+            format!(
+                "{:?}",
+                Move::Castle {
+                    king: sq("e1"),
+                    rook: sq("h1")
+                }
+            )
+        );
+    }
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "e5").lift(A, "d5").put(A, "d6");
+    let got = h.done();
+    assert_eq!(
+        got[0].1,
+        format!(
+            "{:?}",
+            Move::EnPassant {
+                from: sq("e5"),
+                to: sq("d6")
+            }
+        )
+    );
+}
+
+#[test]
+fn a_slid_piece_is_one_move() {
+    let bfen = "4k3/8/8/8/8/8/8/R3K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "a1")
+        .put(A, "a2")
+        .lift(A, "a2")
+        .put(A, "a3")
+        .lift(A, "a3")
+        .put(A, "a4");
+    assert_eq!(
+        h.done(),
+        vec![(A, normal(Role::Rook, "a1", "a4", None), KindNote::Exact)]
+    );
+}
+
+#[test]
+fn a_promotion_takes_the_queen_and_is_flagged() {
+    let bfen = "4k3/1P6/8/8/8/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.mv(A, "b7", "b8");
+    let got = h.done();
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got[0].1,
+        format!(
+            "{:?}",
+            Move::Normal {
+                role: Role::Pawn,
+                from: sq("b7"),
+                capture: None,
+                to: sq("b8"),
+                promotion: Some(Role::Queen)
+            }
+        )
+    );
+    assert_eq!(
+        got[0].2,
+        KindNote::PromotionAssumed {
+            choices: vec![Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+        }
+    );
+}
+
+fn drop(color: Color, role: Role, to: &str) -> String {
+    format!(
+        "{:?}",
+        Move::Drop {
+            piece: Piece { color, role },
+            to: sq(to)
+        }
+    )
+}
+
+#[test]
+fn a_drop_takes_its_kind_from_the_hand_or_the_square_or_says_it_cannot() {
+    // One kind in hand: known.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "e4");
+    assert_eq!(
+        h.done(),
+        vec![(A, drop(Color::White, Role::Knight, "e4"), KindNote::Exact)]
+    );
+    // A pawn and a knight, dropped on the last rank: only the knight may stand there.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/NP w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "a8");
+    assert_eq!(
+        h.done(),
+        vec![(A, drop(Color::White, Role::Knight, "a8"), KindNote::Exact)]
+    );
+    // A knight and a bishop on e4: undetermined, both offered, nothing invented.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/NB w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "e4");
+    let got = h.done();
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got[0].2,
+        KindNote::DropUndetermined {
+            choices: vec![Role::Knight, Role::Bishop]
+        }
+    );
+}
+
+#[test]
+fn a_capture_on_one_board_supplies_a_drop_on_the_other() {
+    let mut h = Hands::new();
+    // Board B: White plays e4, Black to move with an empty hand.
+    h.mv(B, "e2", "e4");
+    // Board A: 1. e4 d5 2. exd5: White A takes a pawn, which goes to Black on B.
+    h.mv(A, "e2", "e4").mv(A, "d7", "d5");
+    h.lift(A, "d5").lift(A, "e4").put(A, "d5");
+    // Black on B drops it on d6 while A's capture is still open.
+    h.put(B, "d6");
+    let got = h.done();
+    assert!(
+        got.contains(&(B, drop(Color::Black, Role::Pawn, "d6"), KindNote::Exact)),
+        "{got:#?}"
+    );
+    assert!(got.contains(&(
+        A,
+        normal(Role::Pawn, "e4", "d5", Some(Role::Pawn)),
+        KindNote::Exact
+    )));
+}
