@@ -335,6 +335,25 @@ impl Inferrer {
             track.link_down = false;
             return;
         }
+        if !was_down
+            && track.gap.as_ref().is_some_and(|g| g.up)
+            && !track.awaiting_snapshot
+            && track.clock_seen
+        {
+            // Lost again before the board back from its last gap was judged: what it and
+            // its clock showed last is all there will be of that gap.
+            let at = BridgeAt {
+                end: ClockMark {
+                    t: track.readings_t,
+                    readings: track.readings,
+                },
+                running: track.running,
+                pressed: None,
+                settle: true,
+            };
+            self.try_bridge(board, at, out);
+        }
+        let track = &mut self.tracks[board];
         track.awaiting_snapshot = true;
         if was_down {
             return;

@@ -708,13 +708,23 @@ impl Inferrer {
         t: u64,
         out: &mut Vec<Inference>,
     ) -> bool {
-        if !self.grabs_on() {
+        let Some((i, sq)) = self.gap_grab_candidate(board) else {
             return false;
+        };
+        let grab = self.grabs.pending.remove(i);
+        self.pair_quietly_corrected(t, grab, sq, out);
+        true
+    }
+
+    /// The pending grab of the other board (its index) whose piece is gone from exactly
+    /// one square of `board` since its last committed position, and that square.
+    pub(crate) fn gap_grab_candidate(&self, board: BoardId) -> Option<(usize, Square)> {
+        if !self.grabs_on() {
+            return None;
         }
         let committed = self.game.board(board).board();
         let physical = self.tracks[board].physical;
-        let found = self
-            .grabs
+        self.grabs
             .pending
             .iter()
             .enumerate()
@@ -723,13 +733,7 @@ impl Inferrer {
                 (committed.by_piece(p.piece) - physical.by_piece(p.piece))
                     .single()
                     .map(|sq| (i, sq))
-            });
-        let Some((i, sq)) = found else {
-            return false;
-        };
-        let grab = self.grabs.pending.remove(i);
-        self.pair_quietly_corrected(t, grab, sq, out);
-        true
+            })
     }
 
     /// Tries the pending grabs again (a move committed may have settled which lift was

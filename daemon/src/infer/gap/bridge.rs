@@ -232,6 +232,13 @@ impl Inferrer {
             && !at.settle
             && at.end.readings.is_some()
             && at.end.t < track.last_change.saturating_add(STILL_MS);
+        if !moving && self.gap_grab_candidate(board).is_some() {
+            // Koedem: the other board's promotion waits for a grab of a kind gone from
+            // this board unseen; the grab explains that piece more simply than plies
+            // that move it away to be captured.
+            let grabbed = self.grab_from_gap(board, at.end.t, out);
+            debug_assert!(grabbed);
+        }
         let found = self.search_gap(board, &physical, None, self.config.gap_max_plies);
         if moving {
             // A hand may be on the board (a piece in the air at link-up is missing from
