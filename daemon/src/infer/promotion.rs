@@ -145,6 +145,10 @@ impl Inferrer {
                 e.san = san_string(pos, &e.mv);
                 e.legality = pos.classify(&e.mv);
                 new_san = e.san.clone();
+            } else if i > index && e.board == old.board {
+                // A later move's capture is what the corrected board has on its square
+                // (a piece dropped and taken at once may change kind).
+                e.mv = self.game.board(e.board).normalize(&e.mv);
             }
             e.handoff = self.apply(&e).1;
             self.record.push(e);
