@@ -297,3 +297,59 @@ fn an_adjusted_piece_is_not_the_mover_of_a_drop_beside_it() {
     assert_eq!(m.moves(B), ["B@c8", "f3b7"]);
     assert_eq!(m.alerts(AlertCode::IllegalMove), 0);
 }
+
+/// Black's reply and White's next move are both on the board when the link goes, neither
+/// pressed; both presses come in the gap, and the board comes back exactly as it was left.
+/// The clock shows the presses happened: the gap holds both plies, and Black's next move
+/// is in turn (taking the board as unchanged would make every later press out of turn).
+#[test]
+fn a_board_back_as_it_was_left_still_owes_the_presses_made_in_the_gap() {
+    let mut m = Match::new(&format!("{START} | {START}"));
+    m.at(1000).square(A, "e2", None, true);
+    m.at(1200).square(A, "e4", Some('P'), true);
+    m.at(1400).clock(A, 178.0, 180.0, Some(Color::Black));
+    // 1... e5 and 2. Nf3 on the board, no press yet.
+    m.at(2000).square(A, "e7", None, true);
+    m.at(2200).square(A, "e5", Some('p'), true);
+    m.at(2400).square(A, "g1", None, true);
+    m.at(2600).square(A, "f3", Some('N'), true);
+    m.at(3000).link(A, false);
+    m.at(6000).link(A, true);
+    m.at(6020).snapshot(A);
+    // Black's clock ran 1 s and White's 2 s: both pressed meanwhile.
+    m.at(6030).clock(A, 176.0, 178.0, Some(Color::Black));
+    m.at(7030).clock(A, 176.0, 177.0, Some(Color::Black));
+    assert_eq!(m.moves(A), ["e2e4", "e7e5", "g1f3"]);
+    m.at(8000).square(A, "b8", None, true);
+    m.at(8200).square(A, "c6", Some('n'), true);
+    m.at(8400).clock(A, 176.0, 176.0, Some(Color::White));
+    m.at(12_000);
+    assert_eq!(m.moves(A), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+    assert_eq!(m.alerts(AlertCode::IllegalMove), 0);
+}
+
+/// The board lost its link while a drop was on it unpressed; in the gap the drop was
+/// pressed, the king took the dropped pawn, and Black's a6 is on the board at link-up, not
+/// pressed yet. The king's step with a6 pressed (`a6 Kg3`) also explains the board and the
+/// clock, but the pawn was seen on g3 before the link went: the gap is the drop, the
+/// capture, and a6 once pressed.
+#[test]
+fn a_move_on_the_board_when_the_link_went_is_the_gaps_first_ply() {
+    let a = "4k3/p7/8/8/8/8/6K1/8[p] b - - 180 180";
+    let mut m = Match::new(&format!("{a} | {START}"));
+    m.at(1000).square(A, "g3", Some('p'), true);
+    m.at(1500).link(A, false);
+    m.at(2000).square(A, "g2", None, false);
+    m.at(2200).square(A, "g3", Some('K'), false);
+    m.at(3000).square(A, "a7", None, false);
+    m.at(3200).square(A, "a6", Some('p'), false);
+    m.at(4000).link(A, true);
+    m.at(4020).snapshot(A);
+    m.at(4030).clock(A, 179.0, 177.0, Some(Color::Black));
+    m.at(5030).clock(A, 179.0, 177.0, Some(Color::Black));
+    m.at(5500).clock(A, 179.0, 176.5, Some(Color::White));
+    m.at(10_000);
+    assert_eq!(m.moves(A), ["P@g3", "g2g3", "a7a6"]);
+    assert_eq!(m.alerts(AlertCode::GapAmbiguous), 0);
+    assert_eq!(m.alerts(AlertCode::IllegalMove), 0);
+}
