@@ -63,6 +63,12 @@ pub(crate) struct Track {
     /// The last two plies of a gap bridged between presses, whose presses may still come
     /// (a move and the reply made before its press): each is owed by its mover, in order.
     pub(crate) owed_presses: Vec<(Color, u32)>,
+    /// The same gap read one ply longer: its last ply, by the side whose clock ran, made
+    /// but not pressed when the gap was bridged. The presses that follow tell the two
+    /// readings apart.
+    pub(crate) gap_longer: Vec<Vec<crate::rules::Move>>,
+    /// The first owed press, when it came: its time and readings.
+    pub(crate) owed_paid: Option<(u64, Option<ByColor<f64>>)>,
     /// After a link loss: squares mean nothing until the next snapshot.
     pub(crate) awaiting_snapshot: bool,
     /// After a resync snapshot: the next clock reading decides what happened in the gap.
@@ -120,6 +126,8 @@ impl Track {
             last_gap: None,
             gap_alternatives: Vec::new(),
             owed_presses: Vec::new(),
+            gap_longer: Vec::new(),
+            owed_paid: None,
             awaiting_snapshot: false,
             gap_check: false,
             link_down: false,

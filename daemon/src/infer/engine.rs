@@ -452,7 +452,7 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         self.tracks[board].last_press_t = t;
-        if self.owed_press(board, by, readings) {
+        if self.owed_press(board, by, t, readings, out) {
             return;
         }
         // A second press while the board still matches nothing: the first press is given

@@ -174,6 +174,9 @@ pub enum CorrectionKind {
     /// A clockless board's move, final after the board was still, was only the first
     /// stop of its mover's hand (a slow slide, castling rook first): the whole move.
     Revised,
+    /// A bridged link gap was another sequence of plies, as the presses and moves that
+    /// followed showed.
+    GapSettled,
 }
 
 /// An earlier record entry was changed; the game was re-played from there.

@@ -406,10 +406,26 @@ impl Inferrer {
         };
         let alternatives: Vec<Vec<String>> =
             sequences.iter().map(|s| self.sans_from(board, s)).collect();
+        // Bridged between presses: the same board may be one ply longer, the running side's
+        // move made but not pressed. The presses that follow tell (see `owed`).
+        let longer = match at.running {
+            Some(running) if at.pressed.is_none() && chosen.len() < self.config.gap_max_plies => {
+                let k = chosen.len();
+                let mut l = self.search_gap(board, &physical, Some(running.other()), k + 1);
+                l.sequences.retain(|s| {
+                    s.len() == k + 1 && !comes_back(s) && self.clocks_allow_seq(board, s, k, at)
+                });
+                l.sequences
+            }
+            _ => Vec::new(),
+        };
         let times = self.gap_times(board, &chosen, at);
         self.commit_gap(board, &chosen, &times, flags, out);
         if at.pressed.is_none() {
             self.owe_last_presses(board);
+            let track = &mut self.tracks[board];
+            track.gap_longer = longer;
+            track.owed_paid = None;
         }
         self.tracks[board].gap_alternatives = sequences;
         if !alternatives.is_empty() {

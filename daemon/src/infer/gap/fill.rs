@@ -147,7 +147,7 @@ impl Inferrer {
     }
 
     /// The record indices of the plies of a board's last gap (first, all).
-    fn gap_indices(&self, board: BoardId, last: LastGap) -> Option<(usize, Vec<usize>)> {
+    pub(crate) fn gap_indices(&self, board: BoardId, last: LastGap) -> Option<(usize, Vec<usize>)> {
         let keys: Vec<(Color, u32)> = self
             .gap_entries(board, last)
             .map(|e| (e.side, e.number))
