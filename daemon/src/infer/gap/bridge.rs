@@ -284,8 +284,8 @@ impl Inferrer {
                             let premove_early = full
                                 .last()
                                 .is_some_and(|m| !self.landed_after_link_up(board, m));
-                            if !unique.contains(&s)
-                                && !(answered_late && premove_early)
+                            let refused = unique.contains(&s) || (answered_late && premove_early);
+                            if !refused
                                 && self.clocks_allow_seq(board, &s, s.len().saturating_sub(1), at)
                             {
                                 unique.push(s);
