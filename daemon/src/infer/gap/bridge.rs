@@ -457,15 +457,7 @@ impl Inferrer {
         let Some(gap) = &self.tracks[board].gap else {
             return true;
         };
-        let mut pos = self.game.board(board).clone();
-        let movers: Vec<Color> = seq
-            .iter()
-            .map(|m| {
-                let c = pos.mover(m);
-                pos.play(m);
-                c
-            })
-            .collect();
+        let movers = movers_of(self.game.board(board), seq);
         clocks_allow(&movers, pressed, gap.before, gap.before_running, at.end)
     }
 
@@ -475,15 +467,7 @@ impl Inferrer {
         let Some(gap) = &self.tracks[board].gap else {
             return Vec::new();
         };
-        let mut pos = self.game.board(board).clone();
-        let movers: Vec<Color> = seq
-            .iter()
-            .map(|m| {
-                let c = pos.mover(m);
-                pos.play(m);
-                c
-            })
-            .collect();
+        let movers = movers_of(self.game.board(board), seq);
         // Ended by a press, the side whose clock runs has only just started it.
         let running = if at.pressed.is_some() {
             None
@@ -951,4 +935,16 @@ fn shown_unpressed(from: &Position, shown: &Board) -> Option<Move> {
         [one] => one.first().copied(),
         _ => None,
     }
+}
+
+/// Who makes each ply of `seq` from `from`.
+fn movers_of(from: &Position, seq: &[Move]) -> Vec<Color> {
+    let mut pos = from.clone();
+    seq.iter()
+        .map(|m| {
+            let c = pos.mover(m);
+            pos.play(m);
+            c
+        })
+        .collect()
 }

@@ -66,22 +66,15 @@ impl Inferrer {
         if matcher::diff(self.game.board(board), &track.physical).any() {
             // The board has gone on since: the gap stays open from the filled position
             // (already alerted) and the next reading bridges the rest.
-            let gap = Gap {
-                before: ClockMark {
+            let gap = Gap::reopened(
+                ClockMark {
                     t,
                     readings: track.readings,
                 },
-                before_running: track.running,
-                down_t: t,
-                record_len: self.record.len(),
-                up: true,
-                deadline: None,
-                alerted: true,
-                tried: None,
-                seen: Vec::new(),
-                shown: None,
-                snapshot: None,
-            };
+                track.running,
+                t,
+                self.record.len(),
+            );
             self.tracks[board].gap = Some(gap);
         }
         let Some(last) = self.tracks[board].last_gap else {

@@ -78,6 +78,31 @@ pub(crate) struct Gap {
     pub(crate) snapshot: Option<Board>,
 }
 
+impl Gap {
+    /// A gap the inference opens itself on a board that is up and seen (an arbiter's fill
+    /// of part of it, a bridged gap read again): nothing is alerted about it.
+    pub(crate) fn reopened(
+        before: ClockMark,
+        before_running: Option<Color>,
+        down_t: u64,
+        record_len: usize,
+    ) -> Gap {
+        Gap {
+            before,
+            before_running,
+            down_t,
+            record_len,
+            up: true,
+            deadline: None,
+            alerted: true,
+            tried: None,
+            seen: Vec::new(),
+            shown: None,
+            snapshot: None,
+        }
+    }
+}
+
 /// The moves the last bridged gap of a board committed (for the arbiter's pick).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct LastGap {

@@ -163,22 +163,15 @@ impl Inferrer {
             exact: paid_readings.is_some(),
         });
         let down_t = old.first().map_or(paid_t, |e| e.t);
-        self.tracks[board].gap = Some(Gap {
-            before: ClockMark {
+        self.tracks[board].gap = Some(Gap::reopened(
+            ClockMark {
                 t: down_t,
                 readings: None,
             },
-            before_running: None,
+            None,
             down_t,
-            record_len: first,
-            up: true,
-            deadline: None,
-            alerted: true,
-            tried: None,
-            seen: Vec::new(),
-            shown: None,
-            snapshot: None,
-        });
+            first,
+        ));
         let flags = MoveFlags {
             gap_inferred: true,
             gap_ambiguous: !longer.is_empty(),
