@@ -2,11 +2,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
+use crate::infer::{
+    AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
+};
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
 use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
 use crate::rules::{Board, BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
+use crate::sensor::Decoded;
 
 /// How a match ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -180,6 +183,23 @@ impl Match {
         let out = self.inferrer.observe(t, ev);
         self.absorb(&out);
         out
+    }
+
+    /// Feeds one decoded trace line: sensor events go to the inference, an unknown RFID tag
+    /// becomes its `unknown-tag` alert; the rest (the `meta` line, operator actions this
+    /// version does not know, occupancy snapshots) decides nothing here.
+    pub fn feed_decoded(&mut self, t: u64, line: &Decoded, wall_ms: u64) -> Vec<Inference> {
+        match line {
+            Decoded::Event(ev) => self.feed(t, ev, wall_ms),
+            Decoded::UnknownTag { board, sq, tag } => {
+                let out = vec![unknown_tag_alert(t, *board, *sq, tag)];
+                self.absorb(&out);
+                out
+            }
+            Decoded::Meta(_) | Decoded::UnknownOperator(_) | Decoded::Occupancy { .. } => {
+                Vec::new()
+            }
+        }
     }
 
     /// Lets the inference's timers run to trace time `t`.

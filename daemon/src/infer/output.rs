@@ -91,6 +91,9 @@ pub enum AlertCode {
     ClockLost,
     /// A board's clock reports again: its presses complete moves again.
     ClockRestored,
+    /// An RFID tag no calibration knows stays on a square: a piece nobody calibrated. The
+    /// square reads empty; no piece is made up for it.
+    UnknownTag,
 }
 
 impl AlertCode {
@@ -109,6 +112,7 @@ impl AlertCode {
             AlertCode::ClockSide => "clock-side",
             AlertCode::ClockLost => "clock-lost",
             AlertCode::ClockRestored => "clock-restored",
+            AlertCode::UnknownTag => "unknown-tag",
         }
     }
 }
