@@ -127,6 +127,7 @@ fn same_move(a: &Move, b: &Move) -> bool {
 
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
     let trace = simulate(game, profile, seed);
+    let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
     let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
@@ -145,11 +146,33 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
             _ => continue,
         };
         if now != occ[board] {
+            if debug {
+                let gone: Vec<String> = bugbridge::rules::Bitboard(occ[board] & !now)
+                    .into_iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                let new: Vec<String> = bugbridge::rules::Bitboard(now & !occ[board])
+                    .into_iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                println!("{t} {board} -{gone:?} +{new:?}");
+            }
             occ[board] = now;
-            decided.extend(inf.feed(board, *t, now));
+            let d = inf.feed(board, *t, now);
+            if debug {
+                for m in &d {
+                    println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
+                }
+            }
+            decided.extend(d);
         }
     }
     decided.extend(inf.finish());
+    if debug {
+        for (i, m) in game.moves.iter().enumerate() {
+            println!("truth {i} {} {:?}", m.board, m.mv);
+        }
+    }
     for b in BoardId::ALL {
         tally.boards += 1;
         let got: Vec<&OccupancyMove> = decided.iter().filter(|m| m.board == b).collect();

@@ -126,6 +126,11 @@ fn open_to(m: &Move) -> Square {
     }
 }
 
+/// Whether two moves move the same squares (they may differ in a piece's kind).
+fn same_squares(a: &Move, b: &Move) -> bool {
+    a.from() == b.from() && open_to(a) == open_to(b)
+}
+
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     let mut pos = game.board(board).clone();
     pos.play(m);
@@ -191,8 +196,10 @@ impl OccupancyInference {
         Some((mv, note))
     }
 
-    /// The game with the open-kind piece `a` of `board` taken as `role` (`None` when the hand
-    /// it was dropped from cannot have held that kind).
+    /// The game with the open-kind piece `a` of `board` taken as `role`. A dropped piece's
+    /// hand gets the placeholder back and gives `role` when it holds one; when it does not
+    /// (the kind came from a capture still in the air, or from another open kind), the hand
+    /// is left as it was: its count is as unsure as the kind.
     fn with_kind(&self, board: BoardId, a: &Assumed, role: Role) -> Option<BughouseGame> {
         let mut game = self.game.clone();
         let pos = game.board_mut(board);
@@ -201,7 +208,7 @@ impl OccupancyInference {
             let pocket = &mut pos.pockets_mut()[piece.color];
             pocket.add(a.role);
             if !pocket.take(role) {
-                return None;
+                pocket.take(a.role);
             }
         }
         let promoted = pos.promoted().contains(a.sq);
@@ -223,8 +230,18 @@ impl OccupancyInference {
         board: BoardId,
         occ: u64,
     ) -> Option<(Move, KindNote)> {
+        self.matches_lifted(game, board, occ, &self.watch[board].lifted)
+    }
+
+    /// As [`OccupancyInference::matches_in`], with the squares seen emptied given.
+    fn matches_lifted(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+        lifted: &[Square],
+    ) -> Option<(Move, KindNote)> {
         let pos = game.board(board);
-        let lifted = &self.watch[board].lifted;
         let base = pos.board().occupied().0;
         let fits: Vec<Move> = pos
             .legal_moves()
@@ -400,50 +417,51 @@ impl OccupancyInference {
         }
     }
 
-    /// Nothing matches `occ`: maybe a piece of open kind moved as only another of its kinds
-    /// can. When exactly one other kind of one such piece explains the board, it is taken.
+    /// Nothing matches `occ`: maybe a piece of open kind is not the placeholder its kind
+    /// carries (it moved as only another of its kinds can, or as another kind it does not
+    /// pin, check or block what the placeholder would). Every other kind of every such piece
+    /// is tried; when those that explain the board all give the same move, the move is
+    /// taken and the piece's kinds narrow to them (settled when one is left). Two different
+    /// moves: nothing is decided.
     fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
-        let mut found = None;
+        let mut found: Vec<(usize, Role, BughouseGame, Move, KindNote)> = Vec::new();
         for (i, a) in self.watch[board].assumed.iter().enumerate() {
             for &role in a.choices.iter().filter(|&&r| r != a.role) {
-                let mut game = self.game.clone();
-                let pos = game.board_mut(board);
-                let Some(piece) = pos.board().piece_at(a.sq) else {
+                let Some(game) = self.with_kind(board, a, role) else {
                     continue;
                 };
-                if a.dropped {
-                    let pocket = &mut pos.pockets_mut()[piece.color];
-                    pocket.add(a.role);
-                    if !pocket.take(role) {
-                        continue;
-                    }
-                }
-                let promoted = pos.promoted().contains(a.sq);
-                pos.set_piece_at(
-                    a.sq,
-                    crate::rules::Piece {
-                        color: piece.color,
-                        role,
-                    },
-                );
-                pos.set_promoted(a.sq, promoted);
-                if let Some(m) = self.matches_in(&game, board, occ) {
-                    if found.is_some() {
-                        return None;
-                    }
-                    found = Some((i, role, game, m));
+                if let Some((m, note)) = self.matches_in(&game, board, occ) {
+                    found.push((i, role, game, m, note));
                 }
             }
         }
-        let (i, role, game, m) = found?;
+        let (i, _, _, m, _) = found.first()?;
+        let (i, m) = (*i, *m);
+        if found
+            .iter()
+            .any(|(j, _, _, other, _)| *j != i || !same_squares(other, &m))
+        {
+            return None;
+        }
+        let roles: Vec<Role> = found.iter().map(|f| f.1).collect();
+        let (_, role, game, m, note) = found.swap_remove(0);
         self.game = game;
-        let a = self.watch[board].assumed.remove(i);
-        self.resolved.push(Resolution {
-            board,
-            t: a.t,
-            role,
-        });
-        Some(m)
+        if roles.len() == 1 {
+            let a = self.watch[board].assumed.remove(i);
+            self.resolved.push(Resolution {
+                board,
+                t: a.t,
+                role,
+            });
+            return Some((m, note));
+        }
+        let a = &mut self.watch[board].assumed[i];
+        a.choices = roles.clone();
+        a.role = role;
+        if m.from() == Some(a.sq) {
+            return Some((m, KindNote::PieceOpen { choices: roles }));
+        }
+        Some((m, note))
     }
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
