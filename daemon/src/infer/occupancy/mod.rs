@@ -116,6 +116,9 @@ pub struct OccupancyInference {
     /// Pieces in a hand whose kind is open (a piece of open kind was taken): each the kinds
     /// it may be. A drop from such a hand names all of them among its choices.
     unsure: ByBoard<ByColor<Vec<Vec<Role>>>>,
+    /// Boards whose occupancy two readings explain: nothing more is decided there until
+    /// the arbiter says (why, for people).
+    stalled: ByBoard<Option<String>>,
 }
 
 /// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
@@ -153,6 +156,7 @@ impl OccupancyInference {
             watch: ByBoard::default(),
             resolved: Vec::new(),
             unsure: ByBoard::default(),
+            stalled: ByBoard::default(),
         }
     }
 
@@ -164,6 +168,13 @@ impl OccupancyInference {
 
     fn base(&self, board: BoardId) -> u64 {
         self.game.board(board).board().occupied().0
+    }
+
+    /// Why `board` is stalled, when it is: two readings explain what it shows, so nothing
+    /// more is decided there (the arbiter must enter the moves).
+    #[must_use]
+    pub fn stalled(&self, board: BoardId) -> Option<&str> {
+        self.stalled[board].as_deref()
     }
 
     /// Kinds settled by later moves since the last call.
@@ -291,6 +302,14 @@ impl OccupancyInference {
                         choices.push(role);
                     }
                 }
+            }
+            if self.stalled[other].is_some() {
+                // What the other board's captures supplied is unknown: any kind may be.
+                choices.extend(
+                    [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+                        .into_iter()
+                        .filter(|&r| !(r == Role::Pawn && back_rank)),
+                );
             }
             choices.sort();
             choices.dedup();
@@ -468,6 +487,9 @@ impl OccupancyInference {
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
+        if self.stalled[board].is_some() {
+            return out;
+        }
         let base = self.base(board);
         let before = self.watch[board].last.unwrap_or(base);
         self.watch[board].last = Some(occ);
@@ -497,6 +519,17 @@ impl OccupancyInference {
             return out;
         }
         if occ == base {
+            if let Some((open @ Move::Normal { capture: Some(_), from, to, .. }, _, _)) =
+                self.watch[board].open
+                && self.watch[board].lifted.contains(&to)
+            {
+                // The capture was made and a piece dropped where the capturer stood, or
+                // both pieces were put back: occupancy cannot tell.
+                self.stalled[board] = Some(format!(
+                    "board {board}: {open:?} was made and a piece dropped on {from}, or both pieces were put back: the board cannot tell"
+                ));
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
             self.watch[board].lifted.clear();
