@@ -104,6 +104,28 @@ struct Watch {
     since_open: Vec<Square>,
     /// The last snapshot.
     last: Option<u64>,
+    /// Squares empty at the last final move that have been seen occupied since.
+    appeared: u64,
+    /// The squares the moves taken as open since the last final move cover (files, then
+    /// ranks, lowest and highest): where a sliding piece may have passed.
+    span: Option<[u8; 4]>,
+}
+
+/// The rectangle of files and ranks between a move's squares.
+fn span_of(mv: &Move) -> Option<[u8; 4]> {
+    let from = mv.from()?;
+    let to = open_to(mv);
+    let (f0, f1) = (from.file().index() as u8, to.file().index() as u8);
+    let (r0, r1) = (from.rank().index() as u8, to.rank().index() as u8);
+    Some([f0.min(f1), f0.max(f1), r0.min(r1), r0.max(r1)])
+}
+
+fn union(a: Option<[u8; 4]>, b: Option<[u8; 4]>) -> Option<[u8; 4]> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some([a[0].min(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].max(b[3])]),
+        (a, None) => a,
+        (None, b) => b,
+    }
 }
 
 /// The occupancy inference of a table.
@@ -370,6 +392,8 @@ impl OccupancyInference {
         let (mv, note, t) = self.watch[board].open.take()?;
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
+        self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
+        self.watch[board].span = None;
         self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
     }
@@ -501,12 +525,13 @@ impl OccupancyInference {
                 self.watch[board].lifted.push(sq);
             }
         }
+        self.watch[board].appeared |= occ & !base;
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
             out.extend(self.commit_capture(board.other()));
         }
-        if let Some((mv, note)) = self.matches(board, occ) {
+        if let Some((mv, note)) = self.matches_checked(board, occ) {
             match self.watch[board].open {
                 Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
                     // The open move's piece still stands where it landed: what changed since
@@ -516,6 +541,9 @@ impl OccupancyInference {
                 }
                 _ => self.set_open(board, mv, note, t),
             }
+            return out;
+        }
+        if self.stalled[board].is_some() {
             return out;
         }
         if occ == base {
@@ -530,8 +558,16 @@ impl OccupancyInference {
                 ));
                 return out;
             }
+            if self.watch[board].appeared != 0 {
+                self.stalled[board] = Some(format!(
+                    "board {board}: pieces were put down and taken away, and the board is back as it was: more happened than the board can tell"
+                ));
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
+            self.watch[board].appeared = 0;
+            self.watch[board].span = None;
             self.watch[board].lifted.clear();
             return out;
         }
@@ -550,11 +586,46 @@ impl OccupancyInference {
         out
     }
 
+    /// [`OccupancyInference::matches`], kept only when what the board showed since the last
+    /// final move fits it: a square that was empty then, filled since and empty again must
+    /// lie where the moving piece passed (a slide). Anything else (a piece put down and
+    /// taken away elsewhere) means more happened than one move: the board stalls.
+    fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let (mv, note) = self.matches(board, occ)?;
+        if self.history_ok(board, &mv, occ) {
+            Some((mv, note))
+        } else {
+            self.stall_history(board, &mv);
+            None
+        }
+    }
+
+    fn history_ok(&self, board: BoardId, mv: &Move, occ: u64) -> bool {
+        let gone_again = self.watch[board].appeared & !occ;
+        if gone_again == 0 {
+            return true;
+        }
+        let Some([f0, f1, r0, r1]) = union(self.watch[board].span, span_of(mv)) else {
+            return false;
+        };
+        Bitboard(gone_again).into_iter().all(|sq| {
+            let (f, r) = (sq.file().index() as u8, sq.rank().index() as u8);
+            (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
+        })
+    }
+
+    fn stall_history(&mut self, board: BoardId, mv: &Move) {
+        self.stalled[board] = Some(format!(
+            "board {board}: the board shows {mv:?}, but pieces were put down and taken away elsewhere since the last move: more than one move was made"
+        ));
+    }
+
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
         let w = &mut self.watch[board];
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
             w.since_open.clear();
         }
+        w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
     }
 
@@ -583,8 +654,11 @@ impl OccupancyInference {
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             out.extend(self.commit_capture(board.other()));
         }
-        if let Some((mv, note)) = self.matches(board, occ) {
+        if let Some((mv, note)) = self.matches_checked(board, occ) {
             self.set_open(board, mv, note, t);
+            return;
+        }
+        if self.stalled[board].is_some() {
             return;
         }
         self.last_resort(board, t, occ, out);
@@ -595,13 +669,17 @@ impl OccupancyInference {
     fn last_resort(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
         if let Some(m) = self.commit_capture(board.other()) {
             out.push(m);
-            if let Some((mv, note)) = self.matches(board, occ) {
+            if let Some((mv, note)) = self.matches_checked(board, occ) {
                 self.set_open(board, mv, note, t);
                 return;
             }
         }
         if let Some((mv, note)) = self.resolve(board, occ) {
-            self.set_open(board, mv, note, t);
+            if self.history_ok(board, &mv, occ) {
+                self.set_open(board, mv, note, t);
+            } else {
+                self.stall_history(board, &mv);
+            }
         }
     }
 
