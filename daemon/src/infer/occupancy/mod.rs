@@ -325,8 +325,9 @@ impl OccupancyInference {
                     }
                 }
             }
-            if self.stalled[other].is_some() {
-                // What the other board's captures supplied is unknown: any kind may be.
+            if self.stalled[other].is_some() || self.unsettled(game, other) {
+                // What the other board's captures supplied is unknown (it stalled, or shows
+                // changes no move explains yet): any kind may be.
                 choices.extend(
                     [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
                         .into_iter()
@@ -386,6 +387,20 @@ impl OccupancyInference {
             })
             .unwrap_or(first);
         Some((mv, KindNote::Exact))
+    }
+
+    /// Whether `board` shows changes that neither its position nor its open move explain
+    /// (a piece in a hand, a capture not recognised yet).
+    fn unsettled(&self, game: &BughouseGame, board: BoardId) -> bool {
+        let w = &self.watch[board];
+        let Some(last) = w.last else {
+            return false;
+        };
+        let base = game.board(board).board().occupied().0;
+        last != base
+            && w.open
+                .as_ref()
+                .is_none_or(|(m, _, _)| occupancy_after(game, board, m) != last)
     }
 
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
