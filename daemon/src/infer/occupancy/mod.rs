@@ -115,14 +115,19 @@ struct Watch {
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
     let from = mv.from()?;
     let to = open_to(mv);
-    let (f0, f1) = (from.file().index() as u8, to.file().index() as u8);
-    let (r0, r1) = (from.rank().index() as u8, to.rank().index() as u8);
+    let (f0, f1) = (from.file().index(), to.file().index());
+    let (r0, r1) = (from.rank().index(), to.rank().index());
     Some([f0.min(f1), f0.max(f1), r0.min(r1), r0.max(r1)])
 }
 
 fn union(a: Option<[u8; 4]>, b: Option<[u8; 4]>) -> Option<[u8; 4]> {
     match (a, b) {
-        (Some(a), Some(b)) => Some([a[0].min(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].max(b[3])]),
+        (Some(a), Some(b)) => Some([
+            a[0].min(b[0]),
+            a[1].max(b[1]),
+            a[2].min(b[2]),
+            a[3].max(b[3]),
+        ]),
         (a, None) => a,
         (None, b) => b,
     }
@@ -329,9 +334,15 @@ impl OccupancyInference {
                 // What the other board's captures supplied is unknown (it stalled, or shows
                 // changes no move explains yet): any kind may be.
                 choices.extend(
-                    [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-                        .into_iter()
-                        .filter(|&r| !(r == Role::Pawn && back_rank)),
+                    [
+                        Role::Pawn,
+                        Role::Knight,
+                        Role::Bishop,
+                        Role::Rook,
+                        Role::Queen,
+                    ]
+                    .into_iter()
+                    .filter(|&r| !(r == Role::Pawn && back_rank)),
                 );
             }
             choices.sort();
@@ -562,8 +573,16 @@ impl OccupancyInference {
             return out;
         }
         if occ == base {
-            if let Some((open @ Move::Normal { capture: Some(_), from, to, .. }, _, _)) =
-                self.watch[board].open
+            if let Some((
+                open @ Move::Normal {
+                    capture: Some(_),
+                    from,
+                    to,
+                    ..
+                },
+                _,
+                _,
+            )) = self.watch[board].open
                 && self.watch[board].lifted.contains(&to)
             {
                 // The capture was made and a piece dropped where the capturer stood, or
@@ -624,7 +643,7 @@ impl OccupancyInference {
             return false;
         };
         Bitboard(gone_again).into_iter().all(|sq| {
-            let (f, r) = (sq.file().index() as u8, sq.rank().index() as u8);
+            let (f, r) = (sq.file().index(), sq.rank().index());
             (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
         })
     }

@@ -1,15 +1,18 @@
-//! Figures of the occupancy-only inference (TabuTronic Sentio): simulate → keep only which
-//! squares are occupied → `infer::occupancy`. A move counts as right when it is exact, or
-//! flagged with the truth among its choices (a promotion's piece, a drop's kind the hand and
-//! the square cannot tell, a move of a piece whose kind is still open); anything else is
-//! wrong. Printed per profile: complete boards, moves by kind of verdict, the first wrong
-//! moves, and the share of drops that need the arbiter.
+//! The occupancy-only inference (TabuTronic Sentio) against simulated games: simulate →
+//! keep only which squares are occupied → `infer::occupancy`. A move counts as right when it
+//! is exact, or flagged with the truth among its choices (a promotion's piece, a drop's kind
+//! the hand and the square cannot tell, a move of a piece whose kind is still open); a board
+//! that stops (stalled for the arbiter, or a move never recognised) is short, not wrong;
+//! anything else is wrong. Printed per profile: complete boards, moves by kind of verdict,
+//! the first wrong moves, and the share of drops that need the arbiter.
 //!
-//! The goal is no wrong move at all; the inference does not reach it yet, so this is a
-//! measurement, not a test: `cargo run --release -p bugbridge --example occupancy_roundtrip`
-//! (`BUGBRIDGE_FULL=N`, N ≥ 300: N random games per profile instead of 20).
+//! `cargo test` runs a sample (12 random games per profile, every legal real game of the
+//! corpus, clean and noisy) and asserts no wrong move; `BUGBRIDGE_FULL=N cargo test --release
+//! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
+//! profile and prints the figures (and every wrong move it finds). `OCC_DEBUG="random 8
+//! clean"` prints that game's occupancy changes, decisions and moves.
 
-#[path = "../tests/support/corpus.rs"]
+#[path = "support/corpus.rs"]
 mod corpus;
 use corpus::real_games;
 
@@ -73,7 +76,9 @@ fn judge(got: &OccupancyMove, want: &Move, tally: &mut Tally) -> bool {
                 ..
             },
         ) => {
-            let ok = (from, to, capture) == (f2, t2, c2) && choices.contains(&p);
+            // The captured kind may differ when the victim's kind was open.
+            let _ = (capture, c2);
+            let ok = (from, to) == (f2, t2) && choices.contains(&p);
             tally.flagged_promotions += usize::from(ok);
             ok
         }
@@ -218,44 +223,75 @@ fn full() -> Option<u64> {
     (n > 0).then_some(n.max(300))
 }
 
-fn check(tally: &Tally, what: &str) {
+fn check(tally: &Tally, what: &str, complete_share: f64) {
+    assert!(
+        tally.moves >= 50,
+        "{what}: only {} moves recognised",
+        tally.moves
+    );
     println!("{}", tally.line(what));
-    for w in tally.wrong.iter().take(5) {
+    for w in &tally.wrong {
         println!("  wrong: {w}");
     }
-}
-
-fn random_games() {
-    let count = full().unwrap_or(20);
-    for profile in [Profile::Clean, Profile::Noisy] {
-        let mut tally = Tally::default();
-        for seed in 0..count {
-            let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
-            run_one(
-                &g,
-                profile,
-                7000 + seed,
-                &mut tally,
-                &format!("random {seed}"),
-            );
-        }
-        check(&tally, &format!("random, {profile}"));
+    if full().is_some() {
+        // The full run measures: its figures (wrong moves included) are printed.
+        return;
     }
+    assert!(
+        tally.wrong.is_empty(),
+        "{what}:\n{}",
+        tally.wrong.join("\n")
+    );
+    let share = tally.exact_boards as f64 / tally.boards.max(1) as f64;
+    assert!(
+        share >= complete_share,
+        "{what}: only {:.1} % of the boards complete",
+        100.0 * share
+    );
 }
 
-fn real_games_run() {
+fn random_games(profile: Profile, complete_share: f64) {
+    let count = full().unwrap_or(12);
+    let mut tally = Tally::default();
+    for seed in 0..count {
+        let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        run_one(
+            &g,
+            profile,
+            7000 + seed,
+            &mut tally,
+            &format!("random {seed}"),
+        );
+    }
+    check(&tally, &format!("random, {profile}"), complete_share);
+}
+
+fn real_games_run(profile: Profile, complete_share: f64) {
     let games = real_games();
     assert!(games.len() >= 10, "only {} legal real games", games.len());
-    for profile in [Profile::Clean, Profile::Noisy] {
-        let mut tally = Tally::default();
-        for (name, game) in &games {
-            run_one(game, profile, 1, &mut tally, name);
-        }
-        check(&tally, &format!("real, {profile}"));
+    let mut tally = Tally::default();
+    for (name, game) in &games {
+        run_one(game, profile, 1, &mut tally, name);
     }
+    check(&tally, &format!("real, {profile}"), complete_share);
 }
 
-fn main() {
-    random_games();
-    real_games_run();
+#[test]
+fn random_games_clean_no_wrong_move() {
+    random_games(Profile::Clean, 0.5);
+}
+
+#[test]
+fn random_games_noisy_no_wrong_move() {
+    random_games(Profile::Noisy, 0.0);
+}
+
+#[test]
+fn real_games_clean_no_wrong_move() {
+    real_games_run(Profile::Clean, 0.6);
+}
+
+#[test]
+fn real_games_noisy_no_wrong_move() {
+    real_games_run(Profile::Noisy, 0.1);
 }
