@@ -295,3 +295,114 @@ fn real_games_clean_no_wrong_move() {
 fn real_games_noisy_no_wrong_move() {
     real_games_run(Profile::Noisy, 0.1);
 }
+
+/// The occupancy trace a Sentio table would journal for `game`.
+fn occupancy_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
+    use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
+    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let mut text = String::new();
+    for b in BoardId::ALL {
+        let line = TraceLine {
+            t: 0,
+            event: TraceEvent::Occupancy {
+                board: bugbridge::sensor::wire_board_id(b),
+                occupied: Occupancy(occ[b]),
+            },
+        };
+        text.push_str(&line_to_string(&line));
+        text.push('\n');
+    }
+    for (t, ev) in simulate(game, profile, seed) {
+        let (board, now) = match ev {
+            SensorEvent::Snapshot { board, placement } => (board, placement.occupied().0),
+            SensorEvent::Square { board, sq, piece } => {
+                let bit = 1u64 << sq.index();
+                let now = if piece.is_some() {
+                    occ[board] | bit
+                } else {
+                    occ[board] & !bit
+                };
+                (board, now)
+            }
+            _ => continue,
+        };
+        if now != occ[board] {
+            occ[board] = now;
+            let line = TraceLine {
+                t,
+                event: TraceEvent::Occupancy {
+                    board: bugbridge::sensor::wire_board_id(board),
+                    occupied: Occupancy(now),
+                },
+            };
+            text.push_str(&line_to_string(&line));
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// `replay` reads occupancy traces: the record it makes from the real games' clean traces
+/// moves the game's squares (never others), its kinds are the game's wherever no
+/// `kind-undetermined` alert says otherwise, and most boards come back whole.
+#[test]
+fn replay_reads_occupancy_traces_into_the_record() {
+    use bugbridge::infer::{AlertCode, Inference};
+    let games = real_games();
+    let (mut boards, mut whole, mut flagged) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for (name, game) in &games {
+        let text = occupancy_trace(game, Profile::Clean, 1);
+        let replayed = bugbridge::cli::replay::replay_text(&text, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let undetermined = replayed
+            .decisions
+            .iter()
+            .filter(|d| matches!(d, Inference::Alert(a) if a.code == AlertCode::KindUndetermined))
+            .count();
+        flagged += undetermined;
+        for b in BoardId::ALL {
+            boards += 1;
+            let got: Vec<&Move> = replayed
+                .game
+                .record()
+                .iter()
+                .filter(|e| e.board == b)
+                .map(|e| &e.mv)
+                .collect();
+            let want: Vec<&Move> = game
+                .moves
+                .iter()
+                .filter(|m| m.board == b)
+                .map(|m| &m.mv)
+                .collect();
+            assert!(got.len() <= want.len(), "{name} board {b}: extra moves");
+            let mut kinds_differ = 0;
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                if (g.from(), g.to()) != (w.from(), w.to()) {
+                    wrong.push(format!("{name} board {b} ply {i}: {g:?} for {w:?}"));
+                    break;
+                }
+                kinds_differ += usize::from(!same_move(g, w));
+            }
+            assert!(
+                kinds_differ <= undetermined,
+                "{name} board {b}: {kinds_differ} kinds differ, {undetermined} alerts"
+            );
+            whole += usize::from(got.len() == want.len());
+        }
+    }
+    println!(
+        "replay of occupancy traces, real games, clean: {boards} boards, {whole} whole, {flagged} kind-undetermined alerts"
+    );
+    // The one board the piece inference still reads wrong from the moves handed on: a
+    // king's step back followed at once by a drop on the square it left (the handed-on
+    // readings are taken as one drop). The test fails once it passes: move it out then.
+    assert_eq!(
+        wrong,
+        ["1934461.bpgn #1 board B ply 45: B@f8 for f8e8"],
+        "{}",
+        wrong.join("\n")
+    );
+    assert!(whole * 2 >= boards, "{whole} of {boards} boards whole");
+}

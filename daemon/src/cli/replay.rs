@@ -171,6 +171,7 @@ pub fn replay_text_with(
         .stable_commit_ms
         .max(config.drop_tolerance_ms)
         .max(config.press_grace_ms);
+    decisions.extend(game.finish_occupancy(last_t, last_t));
     decisions.extend(game.tick(last_t.saturating_add(settle + 1)));
     Ok(Replayed {
         game,

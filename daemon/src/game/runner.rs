@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::infer::occupancy::OccupancyFeed;
 use crate::infer::{
     AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
 };
@@ -60,6 +61,8 @@ pub struct Match {
     /// The BFEN the match started from when it was not the initial position (the BPGN's
     /// `SetUp`/`FEN` tags).
     setup: Option<String>,
+    /// The moves of occupancy-only boards (Sentio), made from their snapshots.
+    occupancy: OccupancyFeed,
 }
 
 impl Match {
@@ -72,7 +75,11 @@ impl Match {
         config: InferConfig,
         start: Option<BughouseGame>,
     ) -> Match {
+        let first = start
+            .clone()
+            .unwrap_or_else(|| BughouseGame::new(config.ruleset));
         Match {
+            occupancy: OccupancyFeed::new(first, config.ruleset, config.stable_commit_ms),
             id: id.to_owned(),
             tags,
             inferrer: Inferrer::new(config, start),
@@ -196,10 +203,36 @@ impl Match {
                 self.absorb(&out);
                 out
             }
-            Decoded::Meta(_) | Decoded::UnknownOperator(_) | Decoded::Occupancy { .. } => {
-                Vec::new()
+            Decoded::Occupancy { board, occupied } => {
+                let (events, alerts) = self.occupancy.feed(*board, t, *occupied);
+                self.occupancy_out(t, events, alerts, wall_ms)
             }
+            Decoded::Meta(_) | Decoded::UnknownOperator(_) => Vec::new(),
         }
+    }
+
+    /// The end of an occupancy-only trace: its open moves become final.
+    pub fn finish_occupancy(&mut self, t: u64, wall_ms: u64) -> Vec<Inference> {
+        let (events, alerts) = self.occupancy.finish(t);
+        self.occupancy_out(t, events, alerts, wall_ms)
+    }
+
+    fn occupancy_out(
+        &mut self,
+        t: u64,
+        events: Vec<(u64, SensorEvent)>,
+        alerts: Vec<Inference>,
+        wall_ms: u64,
+    ) -> Vec<Inference> {
+        let mut out = Vec::new();
+        for (at, ev) in &events {
+            out.extend(self.feed(*at, ev, wall_ms));
+        }
+        // Timers that ran out between the move and now.
+        out.extend(self.tick(t));
+        self.absorb(&alerts);
+        out.extend(alerts);
+        out
     }
 
     /// Lets the inference's timers run to trace time `t`.

@@ -768,5 +768,8 @@ impl OccupancyInference {
     }
 }
 
+mod feed;
+pub use feed::OccupancyFeed;
+
 #[cfg(test)]
 mod tests;
