@@ -125,6 +125,7 @@ pub(crate) fn start(
             DriverKind::Dgt => (WireDriver::Dgt, port_spec(b)),
             DriverKind::Millennium => (WireDriver::Millennium, port_spec(b)),
             DriverKind::Certabo => (WireDriver::Certabo, port_spec(b)),
+            DriverKind::Sentio => (WireDriver::Sentio, port_spec(b)),
             DriverKind::Emulated => {
                 let path = b.trace.clone().unwrap_or_default();
                 if !traces.iter().any(|(p, _)| *p == path) {
