@@ -91,6 +91,9 @@ pub struct RunOptions {
     /// Stop on its own once every emulated board has played its whole trace (the demo's
     /// `--loops`); boards on real devices never finish.
     pub stop_when_played: bool,
+    /// What emulated boards are: DGT boards (with their clocks) unless told otherwise
+    /// (the demo's `--driver certabo`: Certabo boards, no clock).
+    pub emulated_driver: bugbridge_drivers::session::DriverKind,
 }
 
 impl Default for RunOptions {
@@ -100,6 +103,7 @@ impl Default for RunOptions {
             ready: None,
             config_file: None,
             stop_when_played: false,
+            emulated_driver: bugbridge_drivers::session::DriverKind::Dgt,
         }
     }
 }
@@ -168,7 +172,11 @@ pub async fn run(
         }));
     }
 
-    let (mut boards, mut events) = boards::start(&config.boards, options.emulator_speed)?;
+    let (mut boards, mut events) = boards::start(
+        &config.boards,
+        options.emulator_speed,
+        options.emulated_driver,
+    )?;
     let mut drain = std::mem::take(&mut boards.drain);
     info!(
         match_id = %config.match_id,
