@@ -61,6 +61,9 @@ pub enum DriverKind {
     Millennium,
     /// A Certabo RFID board (no clock; pieces named by the table's tag calibration).
     Certabo,
+    /// A TabuTronic Sentio board (no clock; senses only which squares are occupied: the
+    /// occupancy inference works the moves out).
+    Sentio,
     /// A board emulated on a pseudo-terminal, playing the trace of `board[].trace`.
     Emulated,
 }
@@ -384,10 +387,13 @@ pub struct BoardConfig {
 }
 
 impl DriverKind {
-    /// Boards that relay no clock (Millennium, Certabo).
+    /// Boards that relay no clock (Millennium, Certabo, Sentio).
     #[must_use]
     pub fn is_clockless(self) -> bool {
-        matches!(self, DriverKind::Millennium | DriverKind::Certabo)
+        matches!(
+            self,
+            DriverKind::Millennium | DriverKind::Certabo | DriverKind::Sentio
+        )
     }
 
     /// The driver's name in the configuration.
@@ -397,6 +403,7 @@ impl DriverKind {
             DriverKind::Dgt => "dgt",
             DriverKind::Millennium => "millennium",
             DriverKind::Certabo => "certabo",
+            DriverKind::Sentio => "sentio",
             DriverKind::Emulated => "emulated",
         }
     }
@@ -628,7 +635,10 @@ impl Config {
                         "an emulated board needs the trace it plays".into(),
                     ));
                 }
-                DriverKind::Dgt | DriverKind::Millennium | DriverKind::Certabo
+                DriverKind::Dgt
+                | DriverKind::Millennium
+                | DriverKind::Certabo
+                | DriverKind::Sentio
                     if b.port.is_none() && b.usb_serial.is_none() =>
                 {
                     return Err(at(
@@ -649,10 +659,10 @@ impl Config {
                 ));
             }
             if b.driver.is_clockless() && b.clock == ClockSource::Board {
-                let name = if b.driver == DriverKind::Certabo {
-                    "Certabo"
-                } else {
-                    "Millennium"
+                let name = match b.driver {
+                    DriverKind::Certabo => "Certabo",
+                    DriverKind::Sentio => "Sentio",
+                    _ => "Millennium",
                 };
                 return Err(at(
                     span,
@@ -979,6 +989,31 @@ dir = "games"
         assert_eq!(c.tags.get("WhiteA").map(String::as_str), Some("Ann"));
         assert_eq!(c.http.unwrap().listen.port(), 8080);
         assert_eq!(c.mqtt.unwrap().topic_prefix, "bughouse");
+    }
+
+    #[test]
+    fn sentio_boards_have_no_clock_and_no_calibration() {
+        let table = |extra: &str| {
+            Config::parse(
+                &format!(
+                    "[match]\nid = \"t\"\n[[board]]\nname = \"A\"\ndriver = \"sentio\"\nport = \"/dev/a\"\n{extra}\
+                     [[board]]\nname = \"B\"\ndriver = \"sentio\"\nport = \"/dev/b\"\n"
+                ),
+                Path::new("/clubs/round1/table.toml"),
+            )
+        };
+        let c = table("").unwrap();
+        for b in &c.boards {
+            assert_eq!(b.driver, DriverKind::Sentio);
+            assert_eq!(b.clock, ClockSource::None);
+            assert!(!b.has_clock() && b.calibration.is_none());
+        }
+        let e = table("clock = \"board\"\n").unwrap_err().to_string();
+        assert!(e.contains("Sentio board relays no clock"), "{e}");
+        let e = table("calibration = \"tags.json\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("Certabo boards only"), "{e}");
     }
 
     #[test]

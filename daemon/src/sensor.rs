@@ -39,6 +39,16 @@ pub enum Decoded {
         /// The occupied squares.
         occupied: u64,
     },
+    /// A tag no calibration knows stays on a square of an RFID board: one `unknown-tag`
+    /// alert naming the square, no piece.
+    UnknownTag {
+        /// Which board.
+        board: BoardId,
+        /// The square, in the game's frame.
+        sq: Square,
+        /// The tag's id, for people.
+        tag: String,
+    },
 }
 
 /// A rules board id from the wire's.
@@ -187,6 +197,11 @@ pub fn decode(ev: &TraceEvent) -> Decoded {
         TraceEvent::Occupancy { board: b, occupied } => Decoded::Occupancy {
             board: board_id(*b),
             occupied: occupied.0,
+        },
+        TraceEvent::UnknownTag { board: b, sq, tag } => Decoded::UnknownTag {
+            board: board_id(*b),
+            sq: square(*sq),
+            tag: tag.clone(),
         },
         TraceEvent::Link { board: b, up } => Decoded::Event(SensorEvent::Link {
             board: board_id(*b),
@@ -394,10 +409,29 @@ pub fn decode_trace(text: &str) -> Result<DecodedTrace, trace::TraceError> {
             Decoded::Meta(m) => meta = m,
             Decoded::Event(e) => events.push((line.t, e)),
             Decoded::UnknownOperator(a) => unknown.push(a),
-            Decoded::Occupancy { .. } => {}
+            Decoded::Occupancy { .. } | Decoded::UnknownTag { .. } => {}
         }
     }
     Ok((meta, events, unknown))
+}
+
+/// A whole trace decoded line by line (the `meta` line's facts apart): what `replay`
+/// feeds to a [`crate::game::Match`], occupancy snapshots and unknown tags included.
+///
+/// # Errors
+///
+/// The first [`trace::TraceError`] (it names the line).
+pub fn decode_trace_lines(text: &str) -> Result<(Meta, Vec<(u64, Decoded)>), trace::TraceError> {
+    let lines: Vec<TraceLine> = trace::parse_trace(text)?;
+    let mut meta = Meta::default();
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        match decode(&line.event) {
+            Decoded::Meta(m) => meta = m,
+            other => out.push((line.t, other)),
+        }
+    }
+    Ok((meta, out))
 }
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ fn session_config(b: &BoardConfig, driver: WireDriver, port: PortSpec) -> Sessio
 pub(crate) fn start(
     boards: &[BoardConfig],
     speed: f64,
+    emulated: WireDriver,
 ) -> Result<(Boards, mpsc::Receiver<session::SensorEvent>), AppError> {
     let (tx, rx) = mpsc::channel(1024);
     let mut sessions = ByBoard::<Option<SessionHandle>>::default();
@@ -125,6 +126,7 @@ pub(crate) fn start(
             DriverKind::Dgt => (WireDriver::Dgt, port_spec(b)),
             DriverKind::Millennium => (WireDriver::Millennium, port_spec(b)),
             DriverKind::Certabo => (WireDriver::Certabo, port_spec(b)),
+            DriverKind::Sentio => (WireDriver::Sentio, port_spec(b)),
             DriverKind::Emulated => {
                 let path = b.trace.clone().unwrap_or_default();
                 if !traces.iter().any(|(p, _)| *p == path) {
@@ -135,7 +137,7 @@ pub(crate) fn start(
                     .find(|(p, _)| *p == path)
                     .map(|(_, l)| l.as_slice())
                     .unwrap_or_default();
-                let mut cfg = EmulatorConfig::new(WireDriver::Dgt);
+                let mut cfg = EmulatorConfig::new(emulated);
                 cfg.board = wire_board_id(b.id);
                 cfg.pace = Pace::Timed { speed };
                 cfg.clock = b.has_clock();
@@ -145,7 +147,7 @@ pub(crate) fn start(
                 emu.pause();
                 let port = PortSpec::Path(emu.path());
                 emulators.push(emu);
-                (WireDriver::Dgt, port)
+                (emulated, port)
             }
         };
         ports.push((b, driver, port));

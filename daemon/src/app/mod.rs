@@ -91,6 +91,9 @@ pub struct RunOptions {
     /// Stop on its own once every emulated board has played its whole trace (the demo's
     /// `--loops`); boards on real devices never finish.
     pub stop_when_played: bool,
+    /// What emulated boards are: DGT boards (with their clocks) unless told otherwise
+    /// (the demo's `--driver certabo`: Certabo boards, no clock).
+    pub emulated_driver: bugbridge_drivers::session::DriverKind,
 }
 
 impl Default for RunOptions {
@@ -100,6 +103,7 @@ impl Default for RunOptions {
             ready: None,
             config_file: None,
             stop_when_played: false,
+            emulated_driver: bugbridge_drivers::session::DriverKind::Dgt,
         }
     }
 }
@@ -115,6 +119,9 @@ pub async fn run(
     options: RunOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
+    // A board without a clock has its last move final once it has been still this long:
+    // a daemon that stops when the emulators have played waits for it.
+    let settle_after = Duration::from_millis(config.stable_commit_ms + 200);
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = move || {
         let mut rx = stop_rx.clone();
@@ -168,7 +175,11 @@ pub async fn run(
         }));
     }
 
-    let (mut boards, mut events) = boards::start(&config.boards, options.emulator_speed)?;
+    let (mut boards, mut events) = boards::start(
+        &config.boards,
+        options.emulator_speed,
+        options.emulated_driver,
+    )?;
     let mut drain = std::mem::take(&mut boards.drain);
     info!(
         match_id = %config.match_id,
@@ -196,6 +207,8 @@ pub async fn run(
     tokio::pin!(played);
     // Once the emulators have played everything: the bound on hearing the rest of it.
     let mut draining: Option<tokio::time::Instant> = None;
+    // Once every emulated board's last events were heard: when the last moves are final.
+    let mut settled: Option<tokio::time::Instant> = None;
     loop {
         let decided = tokio::select! {
             // Cancel-safe: a future that does not complete is dropped without effect.
@@ -233,8 +246,16 @@ pub async fn run(
             Err(e) => error!("{e}"),
         }
         if draining.is_some() && drain.done() {
-            info!("every emulated board has played its trace");
-            break;
+            let now = tokio::time::Instant::now();
+            match settled {
+                None => {
+                    info!("every emulated board has played its trace");
+                    settled = Some(now + settle_after);
+                    draining = Some(now + settle_after + DRAIN_BOUND);
+                }
+                Some(at) if now >= at => break,
+                Some(_) => {}
+            }
         }
     }
 

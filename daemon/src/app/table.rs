@@ -20,7 +20,7 @@ use crate::infer::{ActionRefused, InferConfig, Inference, OperatorAction, Sensor
 use crate::publish;
 use crate::record::{GameFiles, Journal, Store, write_atomic};
 use crate::rules::{BoardId, ByBoard, EndReason, MatchResult, Move, Role};
-use crate::sensor::{self, Decoded};
+use crate::sensor;
 
 use super::AppError;
 use super::archive;
@@ -231,9 +231,7 @@ impl Table {
             {
                 running[sensor::board_id(*board)] = Some(*r);
             }
-            if let Decoded::Event(ev) = sensor::decode(&line.event) {
-                decisions.extend(game.feed(line.t, &ev, wall_ms()));
-            }
+            decisions.extend(game.feed_decoded(line.t, &sensor::decode(&line.event), wall_ms()));
         }
         // The links the journal shows were the earlier run's: this run's boards are
         // connected when their sessions say so.
@@ -300,10 +298,9 @@ impl Table {
             .append(&line)
             .map_err(|e| AppError::Record(e.to_string()))?;
         let links = self.game.connected();
-        let decided = match sensor::decode(&line.event) {
-            Decoded::Event(ev) => self.game.feed(t, &ev, wall_ms()),
-            _ => Vec::new(),
-        };
+        let decided = self
+            .game
+            .feed_decoded(t, &sensor::decode(&line.event), wall_ms());
         let decided = self.after(decided, press || self.game.connected() != links)?;
         // The line reached the OS before it was interpreted, so a killed process loses
         // nothing; the sync that also survives a power cut comes right after the move is
@@ -517,9 +514,7 @@ impl Table {
         let mut game = Match::new(&self.match_id, tags, self.infer, None);
         game.set_configured(self.boards);
         for line in &lines {
-            if let Decoded::Event(ev) = sensor::decode(&line.event) {
-                game.feed(line.t, &ev, wall_ms());
-            }
+            game.feed_decoded(line.t, &sensor::decode(&line.event), wall_ms());
         }
         // The snapshots above are the boards as they stand, not news from the devices.
         game.set_connected(self.game.connected());
@@ -597,9 +592,7 @@ fn rederive(files: &GameFiles, match_id: &str, infer: InferConfig) -> Vec<Infere
     let mut game = Match::new(match_id, BTreeMap::new(), infer, None);
     let mut out = Vec::new();
     for line in &recovered.lines {
-        if let Decoded::Event(ev) = sensor::decode(&line.event) {
-            out.extend(game.feed(line.t, &ev, 0));
-        }
+        out.extend(game.feed_decoded(line.t, &sensor::decode(&line.event), 0));
     }
     out
 }

@@ -65,6 +65,11 @@ pub struct DemoArgs {
     /// simulator (king captures, king drops, grab promotions).
     #[arg(long, value_parser = super::check::parse_ruleset)]
     pub ruleset: Option<RulesetName>,
+    /// The emulated boards: `dgt` (with clocks) or `certabo` (RFID boards without clocks:
+    /// each learns its tag set from its start position and both know both sets; a move is
+    /// final when the board is still or the other side begins).
+    #[arg(long, default_value = "dgt", value_parser = ["dgt", "certabo"])]
+    pub driver: String,
 }
 
 /// Seconds between the end of a game and the boards being set up again.
@@ -314,13 +319,16 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     } else {
         source
     };
+    let certabo = args.driver == "certabo";
+    // The arbiter showcase ends with a flag fall: boards without clocks play the game as
+    // recorded.
     let (trace, tags, shown) = match demo_trace(
         (!random).then_some(text.as_str()),
         ruleset,
         profile,
         args.seed,
         args.loops,
-        !args.as_played,
+        !args.as_played && !certabo,
     ) {
         Ok(t) => t,
         Err(e) => {
@@ -344,6 +352,16 @@ pub(super) fn run(args: DemoArgs) -> u8 {
     }
     let mut trace = trace;
     spread_presses(&mut trace, args.speed);
+    if certabo {
+        // A Certabo board learns its set from readings of its start position: the boards
+        // stand still 3 s (real time) before play begins.
+        let still = (3_000.0 * args.speed) as u64;
+        for line in &mut trace {
+            if line.t > 0 {
+                line.t += still;
+            }
+        }
+    }
     let trace_path = dir.join("demo.trace.jsonl");
     let token = format!(
         "{:016x}",
@@ -362,17 +380,22 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         eprintln!("demo: --dir {}: not writable: {e}", dir.display());
         return 2;
     }
+    let calibration = certabo.then(|| dir.join("table.calibration.json"));
     let board = |id| BoardConfig {
         id,
         driver: DriverKind::Emulated,
         port: None,
         usb_serial: None,
-        clock: ClockSource::Board,
+        clock: if certabo {
+            ClockSource::None
+        } else {
+            ClockSource::Board
+        },
         white_side: WhiteSide::Left,
         orientation: Orientation::Auto,
         parity: Parity::Auto,
         trace: Some(trace_path.clone()),
-        calibration: None,
+        calibration: calibration.clone(),
     };
     let config = Config {
         match_id: "demo".into(),
@@ -412,6 +435,11 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         emulator_speed: args.speed,
         ready: Some(ready_tx),
         stop_when_played: true,
+        emulated_driver: if certabo {
+            bugbridge_drivers::session::DriverKind::Certabo
+        } else {
+            bugbridge_drivers::session::DriverKind::Dgt
+        },
         ..RunOptions::default()
     };
     let loops = args.loops;
@@ -421,9 +449,15 @@ pub(super) fn run(args: DemoArgs) -> u8 {
         let banner = async move {
             if let Ok(ep) = ready_rx.await {
                 if let Some(http) = ep.http {
-                    println!(
-                        "bugbridge demo: two emulated DGT boards with clocks replay a real game"
-                    );
+                    if certabo {
+                        println!(
+                            "bugbridge demo: two emulated Certabo boards (RFID tags, no clocks) replay a real game"
+                        );
+                    } else {
+                        println!(
+                            "bugbridge demo: two emulated DGT boards with clocks replay a real game"
+                        );
+                    }
                     println!("  viewer   http://{http}/match/demo");
                     println!("  arbiter  http://{http}/arbiter/demo?token={token}");
                     println!("  API      http://{http}/api/matches/demo");

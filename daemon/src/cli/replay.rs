@@ -11,7 +11,7 @@ use crate::game::Match;
 use crate::infer::{InferConfig, Inference, SensorEvent};
 use crate::publish;
 use crate::rules::{ByBoard, RulesetName};
-use crate::sensor::decode_trace;
+use crate::sensor::{Decoded, decode_trace_lines};
 
 use super::check::{parse_koedem_promotion, parse_ruleset};
 use crate::config::KoedemPromotion;
@@ -107,7 +107,15 @@ pub fn replay_text_with(
     promotion_by_grab: Option<bool>,
 ) -> Result<Replayed, String> {
     let (text, torn_tail) = split_torn_tail(text);
-    let (meta, events, unknown_actions) = decode_trace(text).map_err(|e| e.to_string())?;
+    let (meta, lines) = decode_trace_lines(text).map_err(|e| e.to_string())?;
+    let unknown_actions: Vec<String> = lines
+        .iter()
+        .filter_map(|(_, d)| match d {
+            Decoded::UnknownOperator(a) => Some(a.clone()),
+            _ => None,
+        })
+        .collect();
+
     let ruleset = match (ruleset, &meta.ruleset) {
         (Some(r), _) => r,
         (None, Some(name)) => name
@@ -116,9 +124,9 @@ pub fn replay_text_with(
         (None, None) => RulesetName::Fide,
     };
     let has_clock = |b| {
-        events
-            .iter()
-            .any(|(_, e)| matches!(e, SensorEvent::Clock { board, .. } if *board == b))
+        lines.iter().any(
+            |(_, d)| matches!(d, Decoded::Event(SensorEvent::Clock { board, .. }) if *board == b),
+        )
     };
     let tagged = match meta.tags.get(PROMOTION_TAG) {
         Some(value) if ruleset == RulesetName::Koedem => Some(
@@ -154,15 +162,16 @@ pub fn replay_text_with(
     };
     let mut decisions = Vec::new();
     let mut last_t = 0;
-    for (t, ev) in &events {
+    for (t, line) in &lines {
         last_t = *t;
-        decisions.extend(game.feed(*t, ev, *t));
+        decisions.extend(game.feed_decoded(*t, line, *t));
     }
     // Let every timer run out: clockless commits, drop tolerances, presses' grace.
     let settle = config
         .stable_commit_ms
         .max(config.drop_tolerance_ms)
         .max(config.press_grace_ms);
+    decisions.extend(game.finish_occupancy(last_t, last_t));
     decisions.extend(game.tick(last_t.saturating_add(settle + 1)));
     Ok(Replayed {
         game,
@@ -252,4 +261,42 @@ fn sensor_lines(text: &str) -> usize {
             })
         })
         .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::AlertCode;
+
+    /// An `unknown_tag` line is one `unknown-tag` alert naming the square; the record stays
+    /// what the pieces show (no piece is made up for the tag).
+    #[test]
+    fn an_unknown_tag_is_one_alert_naming_the_square_and_no_piece() {
+        let trace = concat!(
+            "{\"t\":0,\"ev\":\"board\",\"board\":\"A\",\"fen\":\"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR\"}\n",
+            "{\"t\":0,\"ev\":\"clock\",\"board\":\"A\",\"white\":180,\"black\":180,\"running\":\"white\"}\n",
+            "{\"t\":500,\"ev\":\"unknown_tag\",\"board\":\"A\",\"sq\":\"e3\",\"tag\":\"99 1 2 3 4\"}\n",
+            "{\"t\":900,\"ev\":\"square\",\"board\":\"A\",\"sq\":\"e2\",\"piece\":null}\n",
+            "{\"t\":1000,\"ev\":\"square\",\"board\":\"A\",\"sq\":\"e4\",\"piece\":\"P\"}\n",
+            "{\"t\":2000,\"ev\":\"clock\",\"board\":\"A\",\"white\":178,\"black\":180,\"running\":\"black\"}\n",
+        );
+        let replayed = replay_text(trace, None).expect("replays");
+        let alerts: Vec<_> = replayed
+            .decisions
+            .iter()
+            .filter_map(|d| match d {
+                Inference::Alert(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(alerts.len(), 1, "{alerts:?}");
+        assert_eq!(alerts[0].code, AlertCode::UnknownTag);
+        assert_eq!(alerts[0].board, Some(crate::rules::BoardId::A));
+        assert!(alerts[0].detail.contains("e3"), "{}", alerts[0].detail);
+        assert!(
+            replayed.game.bpgn().contains("1A. e4 {178}"),
+            "{}",
+            replayed.game.bpgn()
+        );
+    }
 }

@@ -2,11 +2,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::infer::{AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent};
+use crate::infer::occupancy::OccupancyFeed;
+use crate::infer::{
+    AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
+};
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
 use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
 use crate::rules::{Board, BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
+use crate::sensor::Decoded;
 
 /// How a match ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +61,8 @@ pub struct Match {
     /// The BFEN the match started from when it was not the initial position (the BPGN's
     /// `SetUp`/`FEN` tags).
     setup: Option<String>,
+    /// The moves of occupancy-only boards (Sentio), made from their snapshots.
+    occupancy: OccupancyFeed,
 }
 
 impl Match {
@@ -69,7 +75,11 @@ impl Match {
         config: InferConfig,
         start: Option<BughouseGame>,
     ) -> Match {
+        let first = start
+            .clone()
+            .unwrap_or_else(|| BughouseGame::new(config.ruleset));
         Match {
+            occupancy: OccupancyFeed::new(first, config.ruleset, config.stable_commit_ms),
             id: id.to_owned(),
             tags,
             inferrer: Inferrer::new(config, start),
@@ -179,6 +189,49 @@ impl Match {
         }
         let out = self.inferrer.observe(t, ev);
         self.absorb(&out);
+        out
+    }
+
+    /// Feeds one decoded trace line: sensor events go to the inference, an unknown RFID tag
+    /// becomes its `unknown-tag` alert; the rest (the `meta` line, operator actions this
+    /// version does not know, occupancy snapshots) decides nothing here.
+    pub fn feed_decoded(&mut self, t: u64, line: &Decoded, wall_ms: u64) -> Vec<Inference> {
+        match line {
+            Decoded::Event(ev) => self.feed(t, ev, wall_ms),
+            Decoded::UnknownTag { board, sq, tag } => {
+                let out = vec![unknown_tag_alert(t, *board, *sq, tag)];
+                self.absorb(&out);
+                out
+            }
+            Decoded::Occupancy { board, occupied } => {
+                let (events, alerts) = self.occupancy.feed(*board, t, *occupied);
+                self.occupancy_out(t, events, alerts, wall_ms)
+            }
+            Decoded::Meta(_) | Decoded::UnknownOperator(_) => Vec::new(),
+        }
+    }
+
+    /// The end of an occupancy-only trace: its open moves become final.
+    pub fn finish_occupancy(&mut self, t: u64, wall_ms: u64) -> Vec<Inference> {
+        let (events, alerts) = self.occupancy.finish(t);
+        self.occupancy_out(t, events, alerts, wall_ms)
+    }
+
+    fn occupancy_out(
+        &mut self,
+        t: u64,
+        events: Vec<(u64, SensorEvent)>,
+        alerts: Vec<Inference>,
+        wall_ms: u64,
+    ) -> Vec<Inference> {
+        let mut out = Vec::new();
+        for (at, ev) in &events {
+            out.extend(self.feed(*at, ev, wall_ms));
+        }
+        // Timers that ran out between the move and now.
+        out.extend(self.tick(t));
+        self.absorb(&alerts);
+        out.extend(alerts);
         out
     }
 

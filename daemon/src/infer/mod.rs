@@ -75,6 +75,7 @@ pub mod occupancy;
 mod operator;
 mod promotion;
 mod settle;
+mod unknown_tag;
 
 pub use config::InferConfig;
 pub use engine::Inferrer;
@@ -82,3 +83,4 @@ pub use event::{ClockSideName, OperatorAction, SensorEvent};
 pub use gap::GapStats;
 pub use operator::{ActionRefused, operator_reasons};
 pub use output::{Alert, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry};
+pub use unknown_tag::unknown_tag_alert;

@@ -91,6 +91,15 @@ pub enum AlertCode {
     ClockLost,
     /// A board's clock reports again: its presses complete moves again.
     ClockRestored,
+    /// An RFID tag no calibration knows stays on a square: a piece nobody calibrated. The
+    /// square reads empty; no piece is made up for it.
+    UnknownTag,
+    /// An occupancy-only board (Sentio) showed a drop or a promotion whose piece it cannot
+    /// tell: recorded with a placeholder kind, the choices in the detail.
+    KindUndetermined,
+    /// An occupancy-only board showed what two readings explain: no more moves are taken
+    /// from it until the arbiter enters them.
+    OccupancyStalled,
 }
 
 impl AlertCode {
@@ -109,6 +118,9 @@ impl AlertCode {
             AlertCode::ClockSide => "clock-side",
             AlertCode::ClockLost => "clock-lost",
             AlertCode::ClockRestored => "clock-restored",
+            AlertCode::UnknownTag => "unknown-tag",
+            AlertCode::KindUndetermined => "kind-undetermined",
+            AlertCode::OccupancyStalled => "occupancy-stalled",
         }
     }
 }

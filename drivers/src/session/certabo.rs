@@ -9,7 +9,8 @@
 //! them ([`Calibrator`]) and adds them to the table's [`SharedCalibration`], which the other
 //! board of the table shares: a piece captured here and dropped there is known there too.
 //! Until the board's own set is known nothing is reported. An unknown tag that stays on a
-//! square is reported once ([`StrayTags`]), and the square still reads empty.
+//! square is reported once ([`StrayTags`]) as an `unknown_tag` event naming the square, and the
+//! square still reads empty.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -265,7 +266,12 @@ impl CertaboProtocol {
         if cal.is_empty() {
             return;
         }
-        for (sq, tag) in self.stray.watch(&cal, r) {
+        let strays = self.stray.watch(&cal, r);
+        let raw = to_array(&cal.placement(r));
+        let filtered = from_array(&self.pieces.update(&raw));
+        let first = self.link_up(ev);
+        self.board.full_in_order(filtered, first, true, ev);
+        for (sq, tag) in strays {
             let sq = self.board.flip(sq);
             tracing::warn!(
                 board = %self.cfg.board,
@@ -273,11 +279,12 @@ impl CertaboProtocol {
                 "board {}: {sq} holds tag {tag}, which no calibration knows; the square reads empty (calibrate the piece: see docs/eboards.md)",
                 self.cfg.board
             );
+            ev.push(TraceEvent::UnknownTag {
+                board: self.cfg.board,
+                sq,
+                tag: tag.to_string(),
+            });
         }
-        let raw = to_array(&cal.placement(r));
-        let filtered = from_array(&self.pieces.update(&raw));
-        let first = self.link_up(ev);
-        self.board.full_in_order(filtered, first, true, ev);
     }
 
     fn on_ranks(&mut self, occ: Occupancy, ev: &mut Vec<TraceEvent>) {

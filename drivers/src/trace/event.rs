@@ -78,6 +78,16 @@ pub enum TraceEvent {
         /// What it was decided from, for people.
         evidence: String,
     },
+    /// A tag no calibration knows stays on a square of an RFID board (Certabo): a piece
+    /// nobody calibrated. The square reads empty; the arbiter is told once per square.
+    UnknownTag {
+        /// Which board.
+        board: BoardId,
+        /// The square, in the game's frame.
+        sq: Square,
+        /// The tag's id as the board reads it (`1 2 3 4 5`), for people.
+        tag: String,
+    },
     /// The device connection went down or came back.
     Link {
         /// Which board.
@@ -109,6 +119,7 @@ impl TraceEvent {
             TraceEvent::Link { .. } => "link",
             TraceEvent::ClockLink { .. } => "clock_link",
             TraceEvent::ClockSide { .. } => "clock_side",
+            TraceEvent::UnknownTag { .. } => "unknown_tag",
             TraceEvent::Operator { .. } => "operator",
         }
     }
@@ -124,7 +135,8 @@ impl TraceEvent {
             | TraceEvent::Clock { board, .. }
             | TraceEvent::Link { board, .. }
             | TraceEvent::ClockLink { board, .. }
-            | TraceEvent::ClockSide { board, .. } => Some(*board),
+            | TraceEvent::ClockSide { board, .. }
+            | TraceEvent::UnknownTag { board, .. } => Some(*board),
             TraceEvent::Operator { board, .. } => *board,
         }
     }
@@ -140,7 +152,8 @@ impl TraceEvent {
             | TraceEvent::Clock { board, .. }
             | TraceEvent::Link { board, .. }
             | TraceEvent::ClockLink { board, .. }
-            | TraceEvent::ClockSide { board, .. } => *board = id,
+            | TraceEvent::ClockSide { board, .. }
+            | TraceEvent::UnknownTag { board, .. } => *board = id,
             TraceEvent::Operator { board, .. } => *board = Some(id),
         }
         self

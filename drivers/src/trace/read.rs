@@ -286,6 +286,18 @@ pub fn parse_line(text: &str, first_line: bool) -> Result<TraceLine, TraceErrorK
                 evidence,
             }
         }
+        "unknown_tag" => {
+            let board = board_field(&obj)?;
+            let sq = match obj.get("sq") {
+                None => return Err(TraceErrorKind::MissingField("sq")),
+                Some(Value::String(s)) => {
+                    Square::from_name(s).ok_or_else(|| TraceErrorKind::BadSquare(s.clone()))?
+                }
+                Some(v) => return Err(TraceErrorKind::BadSquare(v.to_string())),
+            };
+            let tag = opt_string(&obj, "tag")?.unwrap_or_default();
+            TraceEvent::UnknownTag { board, sq, tag }
+        }
         "operator" => {
             let board = match obj.get("board") {
                 None => None,

@@ -159,6 +159,9 @@ fn format_line(line: &TraceLine, s: &mut String) {
                 json_str(evidence)
             );
         }
+        TraceEvent::UnknownTag { sq, tag, .. } => {
+            let _ = write!(s, ",\"sq\":\"{sq}\",\"tag\":{}", json_str(tag));
+        }
         TraceEvent::Operator { action, fields, .. } => {
             let _ = write!(s, ",\"action\":{}", json_str(action));
             for (k, v) in fields {

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use bugbridge_drivers::certabo::{Expect, FrameDecoder, Message, TagId, square_to_index};
 use bugbridge_drivers::emulate::{Emulator, EmulatorConfig, Pace};
 use bugbridge_drivers::listen;
 use bugbridge_drivers::serial::{PtyPair, pty_pair};
@@ -206,6 +207,42 @@ async fn certabo_through_listen_learns_its_set_then_reads_positions() {
     for want in square_events(&e4, &later) {
         assert_eq!(next_line(&mut rx).await, want);
     }
+    // A piece nobody calibrated stands on the empty e3 for four readings: one `unknown_tag`
+    // naming e3, no piece, and nothing more after it.
+    let last = FrameDecoder::new(Expect::Tags)
+        .decode(&frame(
+            "picochess/TestParser.test_parse_two_different_positions_calls_translate_twice.raw",
+        ))
+        .into_iter()
+        .rev()
+        .find_map(|m| match m {
+            Message::Tags(r) => Some(r),
+            _ => None,
+        })
+        .expect("a reading");
+    let e3 = Square::from_name("e3").expect("e3");
+    // Noise never repeats from one reading to the next: the repeated reading carries none.
+    let cal = table.get();
+    let mut stray = last.clone();
+    for id in &mut stray.0 {
+        if cal.piece(*id).is_none() {
+            *id = TagId::NONE;
+        }
+    }
+    stray.0[square_to_index(e3)] = TagId([99, 1, 2, 3, 4]);
+    for _ in 0..4 {
+        pair.master
+            .write_all(&Message::Tags(stray.clone()).to_bytes())
+            .expect("write");
+    }
+    assert_eq!(
+        next_line(&mut rx).await,
+        TraceEvent::UnknownTag {
+            board: BoardId::A,
+            sq: e3,
+            tag: "99 1 2 3 4".into(),
+        }
+    );
     // The board goes away: the link goes down, and nothing else was said before.
     drop(pair);
     assert_eq!(next_line(&mut rx).await, link(BoardId::A, false));

@@ -104,6 +104,33 @@ struct Watch {
     since_open: Vec<Square>,
     /// The last snapshot.
     last: Option<u64>,
+    /// Squares empty at the last final move that have been seen occupied since.
+    appeared: u64,
+    /// The squares the moves taken as open since the last final move cover (files, then
+    /// ranks, lowest and highest): where a sliding piece may have passed.
+    span: Option<[u8; 4]>,
+}
+
+/// The rectangle of files and ranks between a move's squares.
+fn span_of(mv: &Move) -> Option<[u8; 4]> {
+    let from = mv.from()?;
+    let to = open_to(mv);
+    let (f0, f1) = (from.file().index(), to.file().index());
+    let (r0, r1) = (from.rank().index(), to.rank().index());
+    Some([f0.min(f1), f0.max(f1), r0.min(r1), r0.max(r1)])
+}
+
+fn union(a: Option<[u8; 4]>, b: Option<[u8; 4]>) -> Option<[u8; 4]> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some([
+            a[0].min(b[0]),
+            a[1].max(b[1]),
+            a[2].min(b[2]),
+            a[3].max(b[3]),
+        ]),
+        (a, None) => a,
+        (None, b) => b,
+    }
 }
 
 /// The occupancy inference of a table.
@@ -116,6 +143,9 @@ pub struct OccupancyInference {
     /// Pieces in a hand whose kind is open (a piece of open kind was taken): each the kinds
     /// it may be. A drop from such a hand names all of them among its choices.
     unsure: ByBoard<ByColor<Vec<Vec<Role>>>>,
+    /// Boards whose occupancy two readings explain: nothing more is decided there until
+    /// the arbiter says (why, for people).
+    stalled: ByBoard<Option<String>>,
 }
 
 /// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
@@ -124,6 +154,11 @@ fn open_to(m: &Move) -> Square {
         Move::Normal { to, .. } | Move::EnPassant { to, .. } | Move::Drop { to, .. } => to,
         Move::Castle { rook, .. } => rook,
     }
+}
+
+/// Whether two moves move the same squares (they may differ in a piece's kind).
+fn same_squares(a: &Move, b: &Move) -> bool {
+    a.from() == b.from() && open_to(a) == open_to(b)
 }
 
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
@@ -148,6 +183,7 @@ impl OccupancyInference {
             watch: ByBoard::default(),
             resolved: Vec::new(),
             unsure: ByBoard::default(),
+            stalled: ByBoard::default(),
         }
     }
 
@@ -159,6 +195,13 @@ impl OccupancyInference {
 
     fn base(&self, board: BoardId) -> u64 {
         self.game.board(board).board().occupied().0
+    }
+
+    /// Why `board` is stalled, when it is: two readings explain what it shows, so nothing
+    /// more is decided there (the arbiter must enter the moves).
+    #[must_use]
+    pub fn stalled(&self, board: BoardId) -> Option<&str> {
+        self.stalled[board].as_deref()
     }
 
     /// Kinds settled by later moves since the last call.
@@ -191,8 +234,10 @@ impl OccupancyInference {
         Some((mv, note))
     }
 
-    /// The game with the open-kind piece `a` of `board` taken as `role` (`None` when the hand
-    /// it was dropped from cannot have held that kind).
+    /// The game with the open-kind piece `a` of `board` taken as `role`. A dropped piece's
+    /// hand gets the placeholder back and gives `role` when it holds one; when it does not
+    /// (the kind came from a capture still in the air, or from another open kind), the hand
+    /// is left as it was: its count is as unsure as the kind.
     fn with_kind(&self, board: BoardId, a: &Assumed, role: Role) -> Option<BughouseGame> {
         let mut game = self.game.clone();
         let pos = game.board_mut(board);
@@ -201,7 +246,7 @@ impl OccupancyInference {
             let pocket = &mut pos.pockets_mut()[piece.color];
             pocket.add(a.role);
             if !pocket.take(role) {
-                return None;
+                pocket.take(a.role);
             }
         }
         let promoted = pos.promoted().contains(a.sq);
@@ -223,8 +268,18 @@ impl OccupancyInference {
         board: BoardId,
         occ: u64,
     ) -> Option<(Move, KindNote)> {
+        self.matches_lifted(game, board, occ, &self.watch[board].lifted)
+    }
+
+    /// As [`OccupancyInference::matches_in`], with the squares seen emptied given.
+    fn matches_lifted(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+        lifted: &[Square],
+    ) -> Option<(Move, KindNote)> {
         let pos = game.board(board);
-        let lifted = &self.watch[board].lifted;
         let base = pos.board().occupied().0;
         let fits: Vec<Move> = pos
             .legal_moves()
@@ -274,6 +329,21 @@ impl OccupancyInference {
                         choices.push(role);
                     }
                 }
+            }
+            if self.stalled[other].is_some() || self.unsettled(game, other) {
+                // What the other board's captures supplied is unknown (it stalled, or shows
+                // changes no move explains yet): any kind may be.
+                choices.extend(
+                    [
+                        Role::Pawn,
+                        Role::Knight,
+                        Role::Bishop,
+                        Role::Rook,
+                        Role::Queen,
+                    ]
+                    .into_iter()
+                    .filter(|&r| !(r == Role::Pawn && back_rank)),
+                );
             }
             choices.sort();
             choices.dedup();
@@ -330,10 +400,26 @@ impl OccupancyInference {
         Some((mv, KindNote::Exact))
     }
 
+    /// Whether `board` shows changes that neither its position nor its open move explain
+    /// (a piece in a hand, a capture not recognised yet).
+    fn unsettled(&self, game: &BughouseGame, board: BoardId) -> bool {
+        let w = &self.watch[board];
+        let Some(last) = w.last else {
+            return false;
+        };
+        let base = game.board(board).board().occupied().0;
+        last != base
+            && w.open
+                .as_ref()
+                .is_none_or(|(m, _, _)| occupancy_after(game, board, m) != last)
+    }
+
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
         let (mv, note, t) = self.watch[board].open.take()?;
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
+        self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
+        self.watch[board].span = None;
         self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
     }
@@ -400,56 +486,60 @@ impl OccupancyInference {
         }
     }
 
-    /// Nothing matches `occ`: maybe a piece of open kind moved as only another of its kinds
-    /// can. When exactly one other kind of one such piece explains the board, it is taken.
+    /// Nothing matches `occ`: maybe a piece of open kind is not the placeholder its kind
+    /// carries (it moved as only another of its kinds can, or as another kind it does not
+    /// pin, check or block what the placeholder would). Every other kind of every such piece
+    /// is tried; when those that explain the board all give the same move, the move is
+    /// taken and the piece's kinds narrow to them (settled when one is left). Two different
+    /// moves: nothing is decided.
     fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
-        let mut found = None;
+        let mut found: Vec<(usize, Role, BughouseGame, Move, KindNote)> = Vec::new();
         for (i, a) in self.watch[board].assumed.iter().enumerate() {
             for &role in a.choices.iter().filter(|&&r| r != a.role) {
-                let mut game = self.game.clone();
-                let pos = game.board_mut(board);
-                let Some(piece) = pos.board().piece_at(a.sq) else {
+                let Some(game) = self.with_kind(board, a, role) else {
                     continue;
                 };
-                if a.dropped {
-                    let pocket = &mut pos.pockets_mut()[piece.color];
-                    pocket.add(a.role);
-                    if !pocket.take(role) {
-                        continue;
-                    }
-                }
-                let promoted = pos.promoted().contains(a.sq);
-                pos.set_piece_at(
-                    a.sq,
-                    crate::rules::Piece {
-                        color: piece.color,
-                        role,
-                    },
-                );
-                pos.set_promoted(a.sq, promoted);
-                if let Some(m) = self.matches_in(&game, board, occ) {
-                    if found.is_some() {
-                        return None;
-                    }
-                    found = Some((i, role, game, m));
+                if let Some((m, note)) = self.matches_in(&game, board, occ) {
+                    found.push((i, role, game, m, note));
                 }
             }
         }
-        let (i, role, game, m) = found?;
+        let (i, _, _, m, _) = found.first()?;
+        let (i, m) = (*i, *m);
+        if found
+            .iter()
+            .any(|(j, _, _, other, _)| *j != i || !same_squares(other, &m))
+        {
+            return None;
+        }
+        let roles: Vec<Role> = found.iter().map(|f| f.1).collect();
+        let (_, role, game, m, note) = found.swap_remove(0);
         self.game = game;
-        let a = self.watch[board].assumed.remove(i);
-        self.resolved.push(Resolution {
-            board,
-            t: a.t,
-            role,
-        });
-        Some(m)
+        if roles.len() == 1 {
+            let a = self.watch[board].assumed.remove(i);
+            self.resolved.push(Resolution {
+                board,
+                t: a.t,
+                role,
+            });
+            return Some((m, note));
+        }
+        let a = &mut self.watch[board].assumed[i];
+        a.choices = roles.clone();
+        a.role = role;
+        if m.from() == Some(a.sq) {
+            return Some((m, KindNote::PieceOpen { choices: roles }));
+        }
+        Some((m, note))
     }
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
+        if self.stalled[board].is_some() {
+            return out;
+        }
         let base = self.base(board);
         let before = self.watch[board].last.unwrap_or(base);
         self.watch[board].last = Some(occ);
@@ -461,12 +551,13 @@ impl OccupancyInference {
                 self.watch[board].lifted.push(sq);
             }
         }
+        self.watch[board].appeared |= occ & !base;
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
             out.extend(self.commit_capture(board.other()));
         }
-        if let Some((mv, note)) = self.matches(board, occ) {
+        if let Some((mv, note)) = self.matches_checked(board, occ) {
             match self.watch[board].open {
                 Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
                     // The open move's piece still stands where it landed: what changed since
@@ -478,9 +569,39 @@ impl OccupancyInference {
             }
             return out;
         }
+        if self.stalled[board].is_some() {
+            return out;
+        }
         if occ == base {
+            if let Some((
+                open @ Move::Normal {
+                    capture: Some(_),
+                    from,
+                    to,
+                    ..
+                },
+                _,
+                _,
+            )) = self.watch[board].open
+                && self.watch[board].lifted.contains(&to)
+            {
+                // The capture was made and a piece dropped where the capturer stood, or
+                // both pieces were put back: occupancy cannot tell.
+                self.stalled[board] = Some(format!(
+                    "board {board}: {open:?} was made and a piece dropped on {from}, or both pieces were put back: the board cannot tell"
+                ));
+                return out;
+            }
+            if self.watch[board].appeared != 0 {
+                self.stalled[board] = Some(format!(
+                    "board {board}: pieces were put down and taken away, and the board is back as it was: more happened than the board can tell"
+                ));
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
+            self.watch[board].appeared = 0;
+            self.watch[board].span = None;
             self.watch[board].lifted.clear();
             return out;
         }
@@ -499,11 +620,46 @@ impl OccupancyInference {
         out
     }
 
+    /// [`OccupancyInference::matches`], kept only when what the board showed since the last
+    /// final move fits it: a square that was empty then, filled since and empty again must
+    /// lie where the moving piece passed (a slide). Anything else (a piece put down and
+    /// taken away elsewhere) means more happened than one move: the board stalls.
+    fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
+        let (mv, note) = self.matches(board, occ)?;
+        if self.history_ok(board, &mv, occ) {
+            Some((mv, note))
+        } else {
+            self.stall_history(board, &mv);
+            None
+        }
+    }
+
+    fn history_ok(&self, board: BoardId, mv: &Move, occ: u64) -> bool {
+        let gone_again = self.watch[board].appeared & !occ;
+        if gone_again == 0 {
+            return true;
+        }
+        let Some([f0, f1, r0, r1]) = union(self.watch[board].span, span_of(mv)) else {
+            return false;
+        };
+        Bitboard(gone_again).into_iter().all(|sq| {
+            let (f, r) = (sq.file().index(), sq.rank().index());
+            (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
+        })
+    }
+
+    fn stall_history(&mut self, board: BoardId, mv: &Move) {
+        self.stalled[board] = Some(format!(
+            "board {board}: the board shows {mv:?}, but pieces were put down and taken away elsewhere since the last move: more than one move was made"
+        ));
+    }
+
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
         let w = &mut self.watch[board];
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
             w.since_open.clear();
         }
+        w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
     }
 
@@ -532,8 +688,11 @@ impl OccupancyInference {
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             out.extend(self.commit_capture(board.other()));
         }
-        if let Some((mv, note)) = self.matches(board, occ) {
+        if let Some((mv, note)) = self.matches_checked(board, occ) {
             self.set_open(board, mv, note, t);
+            return;
+        }
+        if self.stalled[board].is_some() {
             return;
         }
         self.last_resort(board, t, occ, out);
@@ -544,13 +703,17 @@ impl OccupancyInference {
     fn last_resort(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
         if let Some(m) = self.commit_capture(board.other()) {
             out.push(m);
-            if let Some((mv, note)) = self.matches(board, occ) {
+            if let Some((mv, note)) = self.matches_checked(board, occ) {
                 self.set_open(board, mv, note, t);
                 return;
             }
         }
         if let Some((mv, note)) = self.resolve(board, occ) {
-            self.set_open(board, mv, note, t);
+            if self.history_ok(board, &mv, occ) {
+                self.set_open(board, mv, note, t);
+            } else {
+                self.stall_history(board, &mv);
+            }
         }
     }
 
@@ -604,6 +767,9 @@ impl OccupancyInference {
         self.game.board(board).turn()
     }
 }
+
+mod feed;
+pub use feed::OccupancyFeed;
 
 #[cfg(test)]
 mod tests;

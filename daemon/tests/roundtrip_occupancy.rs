@@ -1,0 +1,408 @@
+//! The occupancy-only inference (TabuTronic Sentio) against simulated games: simulate →
+//! keep only which squares are occupied → `infer::occupancy`. A move counts as right when it
+//! is exact, or flagged with the truth among its choices (a promotion's piece, a drop's kind
+//! the hand and the square cannot tell, a move of a piece whose kind is still open); a board
+//! that stops (stalled for the arbiter, or a move never recognised) is short, not wrong;
+//! anything else is wrong. Printed per profile: complete boards, moves by kind of verdict,
+//! the first wrong moves, and the share of drops that need the arbiter.
+//!
+//! `cargo test` runs a sample (12 random games per profile, every legal real game of the
+//! corpus, clean and noisy) and asserts no wrong move; `BUGBRIDGE_FULL=N cargo test --release
+//! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
+//! profile and prints the figures (and every wrong move it finds). `OCC_DEBUG="random 8
+//! clean"` prints that game's occupancy changes, decisions and moves.
+
+#[path = "support/corpus.rs"]
+mod corpus;
+use corpus::real_games;
+
+use bugbridge::infer::SensorEvent;
+use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
+use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
+use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+
+#[derive(Debug, Default)]
+struct Tally {
+    boards: usize,
+    exact_boards: usize,
+    moves: usize,
+    exact: usize,
+    flagged_promotions: usize,
+    open_pieces: usize,
+    drops: usize,
+    undetermined_drops: usize,
+    short: usize,
+    wrong: Vec<String>,
+}
+
+impl Tally {
+    fn line(&self, what: &str) -> String {
+        format!(
+            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact, {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
+            self.boards,
+            self.exact_boards,
+            100.0 * self.exact_boards as f64 / self.boards.max(1) as f64,
+            self.short,
+            self.moves,
+            self.exact,
+            self.flagged_promotions,
+            self.open_pieces,
+            self.wrong.len(),
+            self.drops,
+            self.undetermined_drops,
+            100.0 * self.undetermined_drops as f64 / self.drops.max(1) as f64
+        )
+    }
+}
+
+/// Whether `got` is `want`, exactly or as a flagged choice that includes it.
+fn judge(got: &OccupancyMove, want: &Move, tally: &mut Tally) -> bool {
+    match (&got.note, got.mv, *want) {
+        (KindNote::Exact, mv, want) => {
+            let same = same_move(&mv, &want);
+            tally.exact += usize::from(same);
+            same
+        }
+        (
+            KindNote::PromotionAssumed { choices },
+            Move::Normal {
+                from, to, capture, ..
+            },
+            Move::Normal {
+                from: f2,
+                to: t2,
+                capture: c2,
+                promotion: Some(p),
+                ..
+            },
+        ) => {
+            // The captured kind may differ when the victim's kind was open.
+            let _ = (capture, c2);
+            let ok = (from, to) == (f2, t2) && choices.contains(&p);
+            tally.flagged_promotions += usize::from(ok);
+            ok
+        }
+        (KindNote::PieceOpen { .. }, mv, want) => {
+            let squares = |m: &Move| {
+                (
+                    m.from(),
+                    match *m {
+                        Move::Normal { to, .. }
+                        | Move::EnPassant { to, .. }
+                        | Move::Drop { to, .. } => to,
+                        Move::Castle { rook, .. } => rook,
+                    },
+                )
+            };
+            let ok = squares(&mv) == squares(&want);
+            tally.open_pieces += usize::from(ok);
+            ok
+        }
+        (
+            KindNote::DropUndetermined { choices },
+            Move::Drop { piece, to },
+            Move::Drop {
+                piece: p2, to: t2, ..
+            },
+        ) => {
+            let ok = (piece.color, to) == (p2.color, t2) && choices.contains(&p2.role);
+            tally.undetermined_drops += usize::from(ok);
+            ok
+        }
+        _ => false,
+    }
+}
+
+/// The same move: squares, drop piece and promotion (roles and capture fields as the rules
+/// fill them may differ between a generated move and a matched one).
+fn same_move(a: &Move, b: &Move) -> bool {
+    let key = |m: &Move| match *m {
+        Move::Normal {
+            from,
+            to,
+            promotion,
+            ..
+        } => (Some(from), to, promotion, None),
+        Move::EnPassant { from, to } => (Some(from), to, None, None),
+        Move::Castle { king, rook } => (Some(king), rook, None, None),
+        Move::Drop { piece, to } => (None, to, None, Some(piece)),
+    };
+    key(a) == key(b)
+}
+
+fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
+    let trace = simulate(game, profile, seed);
+    let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
+    let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
+    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let mut decided = Vec::new();
+    for (t, ev) in &trace {
+        let (board, now) = match ev {
+            SensorEvent::Snapshot { board, placement } => (*board, placement.occupied().0),
+            SensorEvent::Square { board, sq, piece } => {
+                let bit = 1u64 << sq.index();
+                let now = if piece.is_some() {
+                    occ[*board] | bit
+                } else {
+                    occ[*board] & !bit
+                };
+                (*board, now)
+            }
+            _ => continue,
+        };
+        if now != occ[board] {
+            if debug {
+                let gone: Vec<String> = bugbridge::rules::Bitboard(occ[board] & !now)
+                    .into_iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                let new: Vec<String> = bugbridge::rules::Bitboard(now & !occ[board])
+                    .into_iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                println!("{t} {board} -{gone:?} +{new:?}");
+            }
+            occ[board] = now;
+            let d = inf.feed(board, *t, now);
+            if debug {
+                for m in &d {
+                    println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
+                }
+            }
+            decided.extend(d);
+        }
+    }
+    decided.extend(inf.finish());
+    if debug {
+        for (i, m) in game.moves.iter().enumerate() {
+            println!("truth {i} {} {:?}", m.board, m.mv);
+        }
+    }
+    for b in BoardId::ALL {
+        tally.boards += 1;
+        let got: Vec<&OccupancyMove> = decided.iter().filter(|m| m.board == b).collect();
+        let want: Vec<&Move> = game
+            .moves
+            .iter()
+            .filter(|m| m.board == b)
+            .map(|m| &m.mv)
+            .collect();
+        tally.drops += want
+            .iter()
+            .filter(|m| matches!(m, Move::Drop { .. }))
+            .count();
+        let mut ok = true;
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            tally.moves += 1;
+            if !judge(g, w, tally) {
+                tally.wrong.push(format!(
+                    "{name} seed {seed} ({profile}) board {b} ply {i}: got {:?} ({:?}), want {w:?}",
+                    g.mv, g.note
+                ));
+                ok = false;
+                break;
+            }
+        }
+        if ok && got.len() > want.len() {
+            tally.wrong.push(format!(
+                "{name} seed {seed} ({profile}) board {b}: extra move {:?}",
+                got[want.len()].mv
+            ));
+            ok = false;
+        }
+        if ok && got.len() < want.len() {
+            tally.short += 1;
+            ok = false;
+        }
+        tally.exact_boards += usize::from(ok);
+    }
+}
+
+fn full() -> Option<u64> {
+    let n = std::env::var("BUGBRIDGE_FULL").ok()?.parse::<u64>().ok()?;
+    (n > 0).then_some(n.max(300))
+}
+
+fn check(tally: &Tally, what: &str, complete_share: f64) {
+    assert!(
+        tally.moves >= 50,
+        "{what}: only {} moves recognised",
+        tally.moves
+    );
+    println!("{}", tally.line(what));
+    for w in &tally.wrong {
+        println!("  wrong: {w}");
+    }
+    if full().is_some() {
+        // The full run measures: its figures (wrong moves included) are printed.
+        return;
+    }
+    assert!(
+        tally.wrong.is_empty(),
+        "{what}:\n{}",
+        tally.wrong.join("\n")
+    );
+    let share = tally.exact_boards as f64 / tally.boards.max(1) as f64;
+    assert!(
+        share >= complete_share,
+        "{what}: only {:.1} % of the boards complete",
+        100.0 * share
+    );
+}
+
+fn random_games(profile: Profile, complete_share: f64) {
+    let count = full().unwrap_or(12);
+    let mut tally = Tally::default();
+    for seed in 0..count {
+        let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        run_one(
+            &g,
+            profile,
+            7000 + seed,
+            &mut tally,
+            &format!("random {seed}"),
+        );
+    }
+    check(&tally, &format!("random, {profile}"), complete_share);
+}
+
+fn real_games_run(profile: Profile, complete_share: f64) {
+    let games = real_games();
+    assert!(games.len() >= 10, "only {} legal real games", games.len());
+    let mut tally = Tally::default();
+    for (name, game) in &games {
+        run_one(game, profile, 1, &mut tally, name);
+    }
+    check(&tally, &format!("real, {profile}"), complete_share);
+}
+
+#[test]
+fn random_games_clean_no_wrong_move() {
+    random_games(Profile::Clean, 0.5);
+}
+
+#[test]
+fn random_games_noisy_no_wrong_move() {
+    random_games(Profile::Noisy, 0.0);
+}
+
+#[test]
+fn real_games_clean_no_wrong_move() {
+    real_games_run(Profile::Clean, 0.6);
+}
+
+#[test]
+fn real_games_noisy_no_wrong_move() {
+    real_games_run(Profile::Noisy, 0.1);
+}
+
+/// The occupancy trace a Sentio table would journal for `game`.
+fn occupancy_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
+    use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
+    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let mut text = String::new();
+    for b in BoardId::ALL {
+        let line = TraceLine {
+            t: 0,
+            event: TraceEvent::Occupancy {
+                board: bugbridge::sensor::wire_board_id(b),
+                occupied: Occupancy(occ[b]),
+            },
+        };
+        text.push_str(&line_to_string(&line));
+        text.push('\n');
+    }
+    for (t, ev) in simulate(game, profile, seed) {
+        let (board, now) = match ev {
+            SensorEvent::Snapshot { board, placement } => (board, placement.occupied().0),
+            SensorEvent::Square { board, sq, piece } => {
+                let bit = 1u64 << sq.index();
+                let now = if piece.is_some() {
+                    occ[board] | bit
+                } else {
+                    occ[board] & !bit
+                };
+                (board, now)
+            }
+            _ => continue,
+        };
+        if now != occ[board] {
+            occ[board] = now;
+            let line = TraceLine {
+                t,
+                event: TraceEvent::Occupancy {
+                    board: bugbridge::sensor::wire_board_id(board),
+                    occupied: Occupancy(now),
+                },
+            };
+            text.push_str(&line_to_string(&line));
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// `replay` reads occupancy traces: the record it makes from the real games' clean traces
+/// moves the game's squares (never others), its kinds are the game's wherever no
+/// `kind-undetermined` alert says otherwise, and most boards come back whole.
+#[test]
+fn replay_reads_occupancy_traces_into_the_record() {
+    use bugbridge::infer::{AlertCode, Inference};
+    let games = real_games();
+    let (mut boards, mut whole, mut flagged) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for (name, game) in &games {
+        let text = occupancy_trace(game, Profile::Clean, 1);
+        let replayed = bugbridge::cli::replay::replay_text(&text, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let undetermined = replayed
+            .decisions
+            .iter()
+            .filter(|d| matches!(d, Inference::Alert(a) if a.code == AlertCode::KindUndetermined))
+            .count();
+        flagged += undetermined;
+        for b in BoardId::ALL {
+            boards += 1;
+            let got: Vec<&Move> = replayed
+                .game
+                .record()
+                .iter()
+                .filter(|e| e.board == b)
+                .map(|e| &e.mv)
+                .collect();
+            let want: Vec<&Move> = game
+                .moves
+                .iter()
+                .filter(|m| m.board == b)
+                .map(|m| &m.mv)
+                .collect();
+            assert!(got.len() <= want.len(), "{name} board {b}: extra moves");
+            let mut kinds_differ = 0;
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                if (g.from(), g.to()) != (w.from(), w.to()) {
+                    wrong.push(format!("{name} board {b} ply {i}: {g:?} for {w:?}"));
+                    break;
+                }
+                kinds_differ += usize::from(!same_move(g, w));
+            }
+            assert!(
+                kinds_differ <= undetermined,
+                "{name} board {b}: {kinds_differ} kinds differ, {undetermined} alerts"
+            );
+            whole += usize::from(got.len() == want.len());
+        }
+    }
+    println!(
+        "replay of occupancy traces, real games, clean: {boards} boards, {whole} whole, {flagged} kind-undetermined alerts"
+    );
+    // The one board the piece inference still reads wrong from the moves handed on: a
+    // king's step back followed at once by a drop on the square it left (the handed-on
+    // readings are taken as one drop). The test fails once it passes: move it out then.
+    assert_eq!(
+        wrong,
+        ["1934461.bpgn #1 board B ply 45: B@f8 for f8e8"],
+        "{}",
+        wrong.join("\n")
+    );
+    assert!(whole * 2 >= boards, "{whole} of {boards} boards whole");
+}
