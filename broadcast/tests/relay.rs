@@ -190,7 +190,7 @@ async fn relays_mirror_every_table_exactly_and_a_late_relay_is_complete_from_ret
     assert_eq!(early.live().hub().alerts("t1").len(), 1);
 
     // The tournament API: every table, with tags and status, in Table order as on the page
-    // and in the round's BPGN (t3 is table 1), not in id order (issue 21).
+    // and in the round's BPGN (t3 is table 1), not in id order.
     let (_, body) = get(&router, "/api/tournament").await;
     let list: Vec<TableSummary> = serde_json::from_str(&body).unwrap();
     assert_eq!(
@@ -453,7 +453,7 @@ async fn body_until(body: &mut axum::body::BodyDataStream, text: &str) -> String
     got
 }
 
-/// Issue 21: a delayed relay just (re)started serves its public routes at once: a match
+/// A delayed relay just (re)started serves its public routes at once: a match
 /// whose retained state is older than the delay from that state, one with fresh clocks
 /// from a stream held open until its delayed copy is there; never a 404.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,4 +1,4 @@
-//! A relay says what the daemon says about its broker (issue 21): one WARN naming the
+//! A relay says what the daemon says about its broker: one WARN naming the
 //! cause on each change (refused, DNS, not authorised), `/readyz` 503 and `/healthz`
 //! `degraded` while the broker is down or refusing, `bugbridge_mqtt_connected` true to the
 //! connection, in the live and the delayed view alike. Against real sockets: a port nothing

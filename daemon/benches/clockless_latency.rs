@@ -1,4 +1,4 @@
-//! Clockless commit latency (issue 17): on boards without a clock, how long after the
+//! Clockless commit latency: on boards without a clock, how long after the
 //! placement that completes a move is the move decided, i.e. published? Goal: p99 ≤ 1 s.
 //!
 //! Measured in trace time, so the figures are deterministic: every legal real game of the

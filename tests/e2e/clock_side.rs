@@ -2,7 +2,7 @@
 //! `../shared/data/dgt-recordings` (White on the clock's left) and the same recording with
 //! its clock turned round (White on the right; every BWTIME's two halves and its turn and
 //! lever bits swapped), played as the board into `bugbridge listen` over a pty, then
-//! `bugbridge replay`ed. Issue 17: with White on the right and the old default `left`,
+//! `bugbridge replay`ed. With White on the right and the old default `left`,
 //! every move was alerted out of turn and nothing said why.
 
 use bugbridge::rules::RulesetName;

@@ -1,4 +1,4 @@
-//! A DGT board's clock unplugged mid-game and plugged back (issue 17): the board says "no
+//! A DGT board's clock unplugged mid-game and plugged back: the board says "no
 //! clock connected" and would wait for presses that never come. Through the daemon (two
 //! emulated DGT boards, `clock = "auto"` and `white_side = "auto"`, the defaults): the
 //! session reports the clock missing, the daemon raises `clock-lost` and takes board A's

@@ -1,4 +1,4 @@
-//! Boards without a clock at bughouse speed (issue 17): a real corpus game played at its
+//! Boards without a clock at bughouse speed: a real corpus game played at its
 //! real pace by emulated boards on ptys, through `bugbridge run` (a process of its own,
 //! with its embedded broker) to an MQTT subscriber; the record must be the game.
 //!

@@ -683,7 +683,7 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
     listening(central_addr, "the central broker").await;
     listening(room_addr, "the room broker").await;
 
-    // A relay with a wrong password says so (issue 21): a warning naming the cause on its
+    // A relay with a wrong password says so: a warning naming the cause on its
     // stderr, /readyz 503 with the reason, bugbridge_mqtt_connected 0.
     let wrong = RelayProcess::start(
         &format!("mqtt://relay:not-the-password@{central_addr}"),
@@ -756,7 +756,7 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
 
     // The central broker restarted mid-round: the bridge and both relays reconnect, the
     // moves played meanwhile arrive through the room broker's queue. Every per-match viewer
-    // of both relays gets every event, in order, none skipped (issue 21: the relays' persistent
+    // of both relays gets every event, in order, none skipped (the relays' persistent
     // sessions on the central broker, kept across its restart by `persistence true`).
     // Down while the tables play two moves and until the relay process's reconnect back-off
     // (100 ms doubling) is past 3 s: the bridge (reconnecting within 2 s) then delivers the

@@ -120,8 +120,15 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
     // A board without a clock has its last move final once it has been still this long:
-    // a daemon that stops when the emulators have played waits for it.
-    let settle_after = Duration::from_millis(config.stable_commit_ms + 200);
+    // a daemon that stops when the emulators have played waits for it. Boards whose
+    // presses complete their moves owe nothing once their last events are heard.
+    let clockless = options.emulated_driver != bugbridge_drivers::session::DriverKind::Dgt
+        || config.boards.iter().any(|b| !b.has_clock());
+    let settle_after = if clockless {
+        Duration::from_millis(config.stable_commit_ms + 200)
+    } else {
+        Duration::ZERO
+    };
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = move || {
         let mut rx = stop_rx.clone();
@@ -247,14 +254,13 @@ pub async fn run(
         }
         if draining.is_some() && drain.done() {
             let now = tokio::time::Instant::now();
-            match settled {
-                None => {
-                    info!("every emulated board has played its trace");
-                    settled = Some(now + settle_after);
-                    draining = Some(now + settle_after + DRAIN_BOUND);
-                }
-                Some(at) if now >= at => break,
-                Some(_) => {}
+            let at = *settled.get_or_insert_with(|| {
+                info!("every emulated board has played its trace");
+                draining = Some(now + settle_after + DRAIN_BOUND);
+                now + settle_after
+            });
+            if now >= at {
+                break;
             }
         }
     }

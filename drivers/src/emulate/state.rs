@@ -242,7 +242,7 @@ mod tests {
         );
     }
 
-    /// Issue 17: the emulated clock lost the increment of every move that took longer than
+    /// The emulated clock lost the increment of every move that took longer than
     /// the increment (0:51/0:52 where a 60+2 trace said 0:57/0:57).
     #[test]
     fn a_60_plus_2_game_shows_what_the_trace_says_after_three_presses_each() {

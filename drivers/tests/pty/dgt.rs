@@ -301,7 +301,7 @@ async fn a_board_plugged_in_after_start_is_picked_up() {
     );
 }
 
-/// Issue 17: a board whose clock is unplugged mid-game keeps waiting for presses that never
+/// A board whose clock is unplugged mid-game keeps waiting for presses that never
 /// come. The clock's cable goes out after Black's first press and back in after White's
 /// next press (made while it was out): the session says `clock_link` down once (after the
 /// board has said "no clock" for a while), reports the squares as ever, and `clock_link` up

@@ -1,4 +1,4 @@
-//! Pages judged by what renders (issue 21): within each container of a page (a board card,
+//! Pages judged by what renders: within each container of a page (a board card,
 //! the console), no two visible siblings overlap, nothing visible sticks out of the
 //! container (clipped by its edge), no text is cut by its box, every clock and name is
 //! visible and on top (a clock the page leaves out on purpose, `hidden` because it was

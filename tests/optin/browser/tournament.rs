@@ -301,7 +301,7 @@ async fn the_tournament_page_shows_every_table_and_the_public_lags_by_the_delay(
     relay.stop().await;
 }
 
-/// Issue 21: the tournament page and the arbiter console judged by what renders, at a
+/// The tournament page and the arbiter console judged by what renders, at a
 /// desktop's, a laptop's and a phone's width: within each table's card nothing overlaps,
 /// nothing is cut by the card's edge, every name and clock is visible; an offline table
 /// keeps its last clock readings.
