@@ -742,3 +742,41 @@ fn a_piece_of_the_grabbed_kind_lifted_and_put_back_keeps_the_grab() {
     assert_eq!(t.sans(), ["A:b8=Ra1", "B:a3"]);
     assert!(t.illegal().is_empty(), "{:?}", t.any_alert());
 }
+
+/// The random Koedem game `seed` on noisy sensors comes back exactly.
+fn noisy_game_exact(seed: u64) {
+    let rules = RulesetName::Koedem.ruleset();
+    let game = random_game(seed, 120, rules);
+    assert!(
+        matches!(round_trip(&game, Profile::Noisy, 2000 + seed), Ok(true)),
+        "game {seed}: {:?}",
+        round_trip(&game, Profile::Noisy, 2000 + seed)
+            .err()
+            .map(|w| w.what)
+    );
+}
+
+/// The grab's piece is lifted 80 ms after the promotion's press; just before it, the
+/// owner's opponent captured another piece of the kind (victim lifted, capturer not yet
+/// down), and the grab was paired with that square. The capturer landing there with no
+/// other lift yet keeps the pairing open: the lift that follows is the grab.
+#[test]
+fn a_capture_on_the_grabbed_square_before_the_real_grab_is_lifted_repairs_it() {
+    noisy_game_exact(506);
+}
+
+/// The grabbed rook's owner slides his other rook up the file through a square whose
+/// pawn has just been taken off: the square lifted blocks no path, so the rook put on
+/// the file is that rook, not the grabbed one back.
+#[test]
+fn a_rook_sliding_past_a_lifted_square_is_not_the_grabbed_rook_back() {
+    noisy_game_exact(714);
+}
+
+/// A queen grabbed from the board; its owner then drops a queen captured on the other
+/// board, whose press comes 300 ms later: the queen put down is that drop, not the
+/// grabbed queen back.
+#[test]
+fn a_drop_of_the_grabbed_kind_supplied_by_a_capture_still_unpressed_keeps_the_grab() {
+    noisy_game_exact(493);
+}

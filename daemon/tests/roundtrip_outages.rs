@@ -350,7 +350,9 @@ fn tally(label: &str, outcomes: &[(String, Outcome)]) -> Figures {
         line(&format!("{kind} {len}"), f);
     }
     line("all", &total);
-    for p in problems.iter().take(40) {
+    // What is wrong first; games recorded in another order of their gap after.
+    problems.sort_by_key(|p| p.contains("another order recorded"));
+    for p in problems.iter().take(60) {
         println!("  {p}");
     }
     total
@@ -402,7 +404,13 @@ fn random_games_with_link_outages_come_back_move_for_move() {
     assert!(
         outcomes
             .iter()
-            .all(|(_, o)| o.outage >= 1500 && o.outage <= 6000)
+            .all(|(_, o)| o.outage == 0 || (o.outage >= 1500 && o.outage <= 6100)),
+        "{:?}",
+        outcomes
+            .iter()
+            .filter(|(_, o)| !(o.outage >= 1500 && o.outage <= 6100))
+            .map(|(n, o)| (n, o.outage))
+            .collect::<Vec<_>>()
     );
     let f = tally("random", &outcomes);
     assert_figures(&f, 99);
@@ -475,4 +483,95 @@ fn a_gap_that_shorter_returning_sequences_explain_is_not_guessed() {
         o.verdict
     );
     assert_eq!(o.illegal_alerts, 0);
+}
+
+/// Runs the random game `seed` with its outages and asserts what every game must give:
+/// no illegal-move alert, a record that replays, and the moves exact.
+fn assert_random_exact(seed: u64) {
+    let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+    let name = format!("random {seed}");
+    let o = run_game(&name, &game, 5000 + seed);
+    assert_eq!(o.illegal_alerts, 0, "{name}: illegal-move alerts");
+    assert_eq!(o.replayable, Ok(()), "{name}: not replayable");
+    assert_eq!(o.verdict, Verdict::Exact, "{name}");
+}
+
+/// Runs the real game whose name starts with `prefix` with the outages of `seed`.
+fn assert_real_exact(prefix: &str, seed: u64) {
+    let games = real_games();
+    let (name, game) = games
+        .iter()
+        .find(|(n, _)| n.starts_with(prefix))
+        .expect("a game of the corpus");
+    let o = run_game(name, game, seed);
+    assert_eq!(o.illegal_alerts, 0, "{name}: illegal-move alerts");
+    assert_eq!(o.replayable, Ok(()), "{name}: not replayable");
+    assert_eq!(o.verdict, Verdict::Exact, "{name} seed {seed}");
+}
+
+/// The link went while the board showed White's knight move (`Nc3`, not pressed) and
+/// Black's reply beside it (`e6`, made before that press). The knight then took on e4
+/// in the gap: `Nd2` and `Nc3` both explain the board at link-up, but only `Nc3` is what
+/// the sensors saw before the link went.
+#[test]
+fn a_move_shown_beside_the_opponents_premove_when_the_link_went_is_the_first_ply() {
+    assert_real_exact("1934301", 1);
+}
+
+/// A drop seen after link-up (`N@b4`) and taken at once by the opponent's premove
+/// (`Bxb4`): twenty orders explain the board at the press, and the one that continues
+/// what the board showed is recorded. When a later drop on the other board proves the
+/// gap's first drop was a pawn, only that ply is corrected, not the sighted one.
+#[test]
+fn a_drop_seen_after_link_up_and_taken_by_a_premove_picks_the_order() {
+    assert_real_exact("bugdb_2307758", 2);
+}
+
+/// At link-up the board showed a bishop dropped in the gap (`B@e5`); it was captured
+/// (`Nxe5`) and answered (`dxc4`) before the next press. The shortest sequences never
+/// put the bishop there; the one ply longer sequence that continues the sight is the
+/// gap, its last ply the premove.
+#[test]
+fn a_piece_seen_at_link_up_and_captured_since_keeps_its_plies() {
+    assert_random_exact(769);
+}
+
+/// A board replaying its log shows the unpressed `Qxa6` after the gap's presses; the
+/// opponent's premove `Nxa6` takes the queen before `Qxa6` is pressed. The queen seen
+/// on a6 stays known after the gap is bridged, so the press is read as `Qxa6`.
+#[test]
+fn a_premove_capturing_the_gaps_unpressed_move_leaves_it_known() {
+    assert_random_exact(844);
+}
+
+/// A drop whose piece the other board's capture supplies a tenth of a second later (the
+/// capture made, its press still to come) waits for that press: it does not switch the
+/// order of an earlier gap to find the piece there.
+#[test]
+fn a_drop_supplied_by_the_other_boards_press_keeps_the_gap_order() {
+    assert_random_exact(601);
+}
+
+/// The board lost its power while the opponent was taking a piece just dropped (the
+/// victim in his hand): it comes back as it was left, but its clock shows the press made
+/// in the gap. The gap opens again, and the capture completed after link-up explains it.
+#[test]
+fn a_board_back_as_left_whose_clock_was_pressed_in_the_gap_is_not_closed() {
+    assert_random_exact(1467);
+}
+
+/// The pawn was put on d6 when the link went and moved on to d5 before the press (a hand
+/// pausing on its way); the opponent's reply landed after. The shown d6 is no ply: the
+/// reply landed after d5, not before it.
+#[test]
+fn a_shown_move_the_hand_carried_on_is_no_ply() {
+    assert_random_exact(2163);
+    assert_random_exact(2006);
+}
+
+/// A replayed log shows the piece a pawn promoted to before the opponent's premove took
+/// it: of the promotions that explain the board, the one seen is recorded.
+#[test]
+fn a_promoted_piece_seen_in_the_log_before_its_capture_is_the_promotion() {
+    assert_random_exact(1719);
 }

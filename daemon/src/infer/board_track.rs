@@ -56,6 +56,11 @@ pub(crate) struct Track {
     pub(crate) readings_t: u64,
     /// The board's link gap, while it is open.
     pub(crate) gap: Option<Gap>,
+    /// A gap closed because the board came back exactly as it was left, until the board
+    /// or its clock shows something: a first clock reading with a press made in the gap
+    /// and no square seen since reopens it (a board that lost its power while a capture
+    /// was under way shows the position as left, the victim in the capturer's hand).
+    pub(crate) closed_as_left: Option<Gap>,
     /// The plies of the board's last bridged gap.
     pub(crate) last_gap: Option<LastGap>,
     /// The other sequences that explained that gap (from the position before it).
@@ -123,6 +128,7 @@ impl Track {
             readings: None,
             readings_t: 0,
             gap: None,
+            closed_as_left: None,
             last_gap: None,
             gap_alternatives: Vec::new(),
             owed_presses: Vec::new(),

@@ -48,6 +48,16 @@ impl Inferrer {
                 self.drain_queue(board, out);
                 return;
             }
+            Legality::Illegal(IllegalReason::DropNotInHand)
+                if matches!(d.exp.mv, Move::Drop { piece, .. }
+                    if self.switch_gap_for_drop(d.done.t, board, piece, out)) =>
+            {
+                // Another order of a bridged gap puts the piece in hand.
+                d.exp.legality = self.game.board(board).classify(&d.exp.mv);
+                self.commit(board, d.exp, d.done, out);
+                self.drain_queue(board, out);
+                return;
+            }
             Legality::Illegal(IllegalReason::DropNotInHand) => {
                 if self.capture_pending_on_other_board(board, &d.exp.mv) {
                     d.done.flags.premature = true;

@@ -240,6 +240,11 @@ impl Inferrer {
             placement
         };
         let as_left = track.physical == placement;
+        for sq in Square::ALL {
+            if track.physical.piece_at(sq) != placement.piece_at(sq) {
+                track.square_t[sq.index()] = t;
+            }
+        }
         track.physical = placement;
         track.last_change = t;
         if track.awaiting_snapshot {
@@ -286,11 +291,13 @@ impl Inferrer {
             return;
         }
         let sq = track.orient(sq);
+        track.closed_as_left = None;
         track.note(sq, piece);
         track.missing_ok.discard(sq);
         let was = track.physical.piece_at(sq);
         track.physical.set_square(sq, piece);
         track.last_change = t;
+        track.square_t[sq.index()] = t;
         self.grab_square(t, board, sq, (was, piece), out);
         if self.tracks[board].pending.is_some() {
             self.retry_pending(board, out);
@@ -399,6 +406,17 @@ impl Inferrer {
             track.readings_t = t;
             return;
         }
+        if let Some(mut gap) = track.closed_as_left.take()
+            && running.is_some()
+            && running != previous
+        {
+            // The board came back as it was left, yet a press was made in the gap: the
+            // board was not still when the link came back. The gap is open again, and
+            // this is its first reading.
+            gap.up = true;
+            track.gap = Some(gap);
+            track.gap_check = true;
+        }
         track.running = running;
         track.clock_seen = true;
         track.readings = Some(readings);
@@ -504,7 +522,12 @@ impl Inferrer {
             false,
             track.missing_ok,
         );
-        let found = if found.is_none_or(|e| !e.legality.is_legal()) {
+        // A drop of a piece not in hand yet is no evidence against the gap's order: the
+        // other board's press may still supply it (see `commit_explained`).
+        let unexplained = found.is_none_or(|e| {
+            !e.legality.is_legal() && e.legality != Legality::Illegal(IllegalReason::DropNotInHand)
+        });
+        let found = if unexplained {
             self.settle_gap_by_move(board, p, out).or(found)
         } else {
             found
@@ -564,8 +587,11 @@ impl Inferrer {
             // The capture that supplies it stood on the other board, not yet final.
             exp.legality = self.game.board(board).classify(&exp.mv);
         }
+        // Another order of a bridged gap is taken for the piece only when no capture
+        // that supplies it stands on the other board: that press may still come.
         if exp.legality == Legality::Illegal(IllegalReason::DropNotInHand)
             && let crate::rules::Move::Drop { piece, .. } = exp.mv
+            && !self.capture_pending_on_other_board(board, &exp.mv)
             && self.switch_gap_for_drop(done.t, board, piece, out)
         {
             exp.legality = self.game.board(board).classify(&exp.mv);

@@ -78,6 +78,10 @@ pub(crate) struct Provisional {
     lifted: u64,
     /// When the pairing was made.
     t: u64,
+    /// A piece of the board's other colour was put on the square soon after the lift
+    /// while no other lift could be the grab: a capture of the piece if a piece of the
+    /// kind is lifted next, which the grab then takes instead.
+    taken: bool,
 }
 
 /// A move of the owner re-read as a drop from hand beside a grab, before the grab's
@@ -209,6 +213,16 @@ impl Inferrer {
         if self.undo_reread(t, board, sq, standing, out) {
             return;
         }
+        // A provisional grab whose square was taken by a capture: this lift is the grab.
+        if let Some(i) = self
+            .grabs
+            .provisional
+            .iter()
+            .position(|g| g.taken && g.grab.board == promoting && g.grab.piece == standing)
+        {
+            let g = self.grabs.provisional.remove(i);
+            self.unpair(t, g, out);
+        }
         // A promotion already committed waits for this piece.
         if let Some(i) = self
             .grabs
@@ -248,11 +262,14 @@ impl Inferrer {
     fn grab_put(&mut self, t: u64, board: BoardId, sq: Square, p: Piece, out: &mut Vec<Inference>) {
         let committed = *self.game.board(board).board();
         let physical = self.tracks[board].physical;
-        let pockets = *self.game.board(board).pockets();
+        // A piece of the kind in the owner's hand, or on its way there (captured on the
+        // other board, the press still to come): the put may be a drop.
+        let in_hand = self.game.board(board).pockets()[p.color].has(p.role)
+            || self.capture_pending_on_other_board(board, &Move::Drop { piece: p, to: sq });
         let candidates = self.grabs.candidates.clone();
         let hold = self.config.grab_window_ms / CAPTURE_HOLD_PART;
         let mut undone = Vec::new();
-        self.grabs.provisional.retain(|g| {
+        self.grabs.provisional.retain_mut(|g| {
             if g.grab.board != board.other() {
                 return true;
             }
@@ -272,8 +289,11 @@ impl Inferrer {
                 let occupied = committed.occupied();
                 let reach = attacks(piece.role, piece.color, g.sq, occupied);
                 let lifted = committed.by_piece(p) - physical.by_piece(p);
+                // A square lifted on the board (a pawn taken, a piece in the hand) blocks
+                // no other piece's path.
+                let standing = occupied & physical.occupied();
                 let other_origin = Iterator::any(&mut lifted.into_iter(), |from: Square| {
-                    from != g.sq && attacks(p.role, p.color, from, occupied).contains(sq)
+                    from != g.sq && attacks(p.role, p.color, from, standing).contains(sq)
                 });
                 // The same piece put back where the committed position has it (lifted
                 // and put back, a j'adoube) is that piece, not the grabbed one.
@@ -281,9 +301,7 @@ impl Inferrer {
                 (sq == g.sq || reach.contains(sq))
                     && !put_back
                     && !other_origin
-                    && !(pockets[p.color].has(p.role)
-                        && committed.piece_at(sq).is_none()
-                        && !other_lift)
+                    && !(in_hand && committed.piece_at(sq).is_none() && !other_lift)
                     && !promoting_to(&committed, &physical, sq, p, false)
                     && !promoting_to(&committed, &physical, sq, p, true)
             } else if sq == g.sq {
@@ -293,10 +311,14 @@ impl Inferrer {
                 // from hand or by a piece of the same colour: the grab stands.
                 let capture = p.color != piece.color
                     && t <= g.lifted + hold
-                    && other_lift
                     && captures(&committed, &physical, sq, p);
                 if !capture {
                     return false;
+                }
+                if !other_lift {
+                    // The grab may still be lifted: the next lift of the kind decides.
+                    g.taken = true;
+                    return true;
                 }
                 true
             } else {
@@ -773,6 +795,7 @@ impl Inferrer {
                 sq,
                 lifted,
                 t,
+                taken: false,
             });
         }
     }

@@ -74,7 +74,11 @@ impl Inferrer {
 
     /// The sequences of up to `max_plies` plies that explain `target` from the committed
     /// position of `board`: those that start with the ply the board showed when the link
-    /// went, when any do; else any.
+    /// went, when any do; else any. Those that continue what the board was seen to show
+    /// after the link came back come first, and are kept even when there are more
+    /// sequences than are collected (the plies a hand was seen making are the evidence
+    /// that picks among them). When none of the shortest continues a sight but sequences
+    /// one ply longer do, those are the answer: the board showed their first plies.
     pub(crate) fn search_gap(
         &self,
         board: BoardId,
@@ -82,35 +86,124 @@ impl Inferrer {
         turn: Option<Color>,
         max_plies: usize,
     ) -> GapSearch {
+        let mut found = self.search_gap_from_shown(board, target, turn, max_plies);
+        let Some(len) = found.sequences.first().map(Vec::len) else {
+            return found;
+        };
+        let seen: &[Vec<Move>] = self.tracks[board]
+            .gap
+            .as_ref()
+            .map_or(&[], |g| g.seen.as_slice());
         let from = self.game.board(board);
-        let shown = self.tracks[board].gap.as_ref().and_then(|g| g.shown);
-        if let Some(first) = shown
-            && max_plies >= 1
-            && from.classify(&first).is_legal()
-        {
-            let mut after = from.clone();
-            after.play(&first);
-            let mut found = search(&GapQuery {
+        let longest = (len + 1).min(max_plies);
+        let mut continuing: Vec<Vec<Move>> = Vec::new();
+        // The sights share half a search's budget: the gap is judged in bounded time.
+        let mut budget = self.config.gap_node_budget / 2;
+        for prefix in seen {
+            // A sight that only begins another is a piece in the hand (a capture half
+            // done reads as the plies before it): the longer sight is the evidence.
+            let superseded = seen
+                .iter()
+                .any(|s| s.len() > prefix.len() && s.starts_with(prefix));
+            if prefix.is_empty() || prefix.len() >= longest || superseded {
+                continue;
+            }
+            let Some(after) = played(from, prefix) else {
+                continue;
+            };
+            if budget == 0 {
+                break;
+            }
+            let rest = search(&GapQuery {
                 from: &after,
                 target,
                 turn,
-                max_plies: max_plies - 1,
-                node_budget: self.config.gap_node_budget,
+                max_plies: longest - prefix.len(),
+                node_budget: budget,
             });
-            if !found.sequences.is_empty() {
-                for s in &mut found.sequences {
-                    s.insert(0, first);
+            budget = budget.saturating_sub(rest.nodes);
+            found.nodes += rest.nodes;
+            for tail in rest.sequences {
+                // Longer than the shortest only when the plies after the sight landed in
+                // the order the board saw them land (d7-d6, then e3-e4 seen after d6-d5:
+                // the sight was a hand pausing on its way, not a ply).
+                if prefix.len() + tail.len() > len && !self.lands_in_order(board, &after, &tail) {
+                    continue;
                 }
-                return found;
+                let mut full = prefix.clone();
+                full.extend(tail);
+                if full.len() >= len && !continuing.contains(&full) {
+                    continuing.push(full);
+                }
             }
         }
-        search(&GapQuery {
+        let Some(shortest) = continuing.iter().map(Vec::len).min() else {
+            return found;
+        };
+        continuing.retain(|s| s.len() == shortest);
+        if shortest == len {
+            found.sequences.retain(|s| !continuing.contains(s));
+            continuing.append(&mut found.sequences);
+        }
+        // Else one ply longer: the shortest sequences contradict what the board showed (a
+        // piece seen standing that they never put there, captured since); those that
+        // continue the sight are the gap, and the clock reads them as it reads any.
+        continuing.truncate(MAX_ALTERNATIVES);
+        found.sequences = continuing;
+        found
+    }
+
+    /// [`Self::search_gap`] without what was seen after the link came back: the
+    /// sequences that start with the ply shown when the link went, when they are as short
+    /// as any, or one ply longer with their later plies landing in the order the board
+    /// saw; else the shortest. A shown ply whose piece then went on before the reply
+    /// landed (d7-d6, d6-d5, then e3-e4) was a hand pausing on its way.
+    fn search_gap_from_shown(
+        &self,
+        board: BoardId,
+        target: &Board,
+        turn: Option<Color>,
+        max_plies: usize,
+    ) -> GapSearch {
+        let from = self.game.board(board);
+        let any = search(&GapQuery {
             from,
             target,
             turn,
             max_plies,
             node_budget: self.config.gap_node_budget,
-        })
+        });
+        let shown = self.tracks[board].gap.as_ref().and_then(|g| g.shown);
+        let Some(first) = shown.filter(|m| max_plies >= 1 && from.classify(m).is_legal()) else {
+            return any;
+        };
+        let shortest = any.sequences.first().map(Vec::len);
+        let mut after = from.clone();
+        after.play(&first);
+        let mut found = search(&GapQuery {
+            from: &after,
+            target,
+            turn,
+            max_plies: shortest.map_or(max_plies, |l| (l + 1).min(max_plies)) - 1,
+            node_budget: self.config.gap_node_budget,
+        });
+        found.nodes += any.nodes;
+        if let Some(shortest) = shortest {
+            found.sequences.retain(|tail| {
+                tail.len() + 1 == shortest
+                    || (tail.len() == shortest && self.lands_in_order(board, &after, tail))
+            });
+        }
+        if found.sequences.is_empty() {
+            return GapSearch {
+                nodes: found.nodes,
+                ..any
+            };
+        }
+        for s in &mut found.sequences {
+            s.insert(0, first);
+        }
+        found
     }
 
     /// Whether `board` is in a link gap (down, or back but not bridged yet).
@@ -489,23 +582,49 @@ impl Inferrer {
     }
 
     /// The most plausible sequence: the one that supplies the most of the other board's
-    /// pending drops, then one that continues what the board was seen to show earlier in
-    /// the gap (a promoted piece seen before it was taken, a move seen before the reply),
-    /// then the first found.
+    /// pending drops, then one that continues the most of what the board was seen to show
+    /// earlier in the gap (a promoted piece seen before it was taken, a move seen before
+    /// the reply), then one with the most plies whose piece was seen put down, then the
+    /// first found.
     fn most_plausible(&self, board: BoardId, sequences: &[Vec<Move>]) -> usize {
         let seen: &[Vec<Move>] = self.tracks[board]
             .gap
             .as_ref()
             .map_or(&[], |g| g.seen.as_slice());
-        let mut best = (0, (0, false));
+        let mut best = (0, (0, 0, 0));
         for (i, seq) in sequences.iter().enumerate() {
-            let continues = seen.iter().any(|s| !s.is_empty() && seq.starts_with(s));
-            let score = (self.supplied(board, seq), continues);
+            // The longest sight it continues: a later sight shows more of the gap's plies.
+            let continues = seen
+                .iter()
+                .filter(|s| !s.is_empty() && seq.starts_with(s))
+                .map(Vec::len)
+                .max()
+                .unwrap_or(0);
+            let score = (
+                self.supplied(board, seq),
+                continues,
+                self.sighted(board, seq),
+            );
             if score > best.1 {
                 best = (i, score);
             }
         }
         best.0
+    }
+
+    /// How many plies of `seq` put down a piece that the board was seen to show on that
+    /// square since the last commit (a promoted piece read before the opponent's premove
+    /// took it, in a replayed log).
+    fn sighted(&self, board: BoardId, seq: &[Move]) -> usize {
+        let lifts = &self.tracks[board].lifts;
+        let mut pos = self.game.board(board).clone();
+        seq.iter()
+            .filter(|m| {
+                pos.play(m);
+                let landed = pos.board().piece_at(m.to());
+                landed.is_some() && lifts.iter().any(|&(sq, p)| sq == m.to() && p == landed)
+            })
+            .count()
     }
 
     /// Whether the other board has drops pending on this gap that none of `sequences`
@@ -560,9 +679,14 @@ impl Inferrer {
             return;
         };
         for s in sequences {
-            if gap.seen.len() < MAX_SEEN && !gap.seen.contains(s) {
-                gap.seen.push(s.clone());
+            if gap.seen.contains(s) {
+                continue;
             }
+            if gap.seen.len() >= MAX_SEEN {
+                // The latest sights show the most of the gap: the oldest go first.
+                gap.seen.remove(0);
+            }
+            gap.seen.push(s.clone());
         }
     }
 
@@ -664,7 +788,7 @@ impl Inferrer {
             return false;
         }
         let track = &mut self.tracks[board];
-        track.gap = None;
+        track.closed_as_left = track.gap.take();
         track.gap_check = false;
         true
     }
@@ -749,11 +873,15 @@ impl Inferrer {
         }
         self.gap_stats.bridged += 1;
         let track = &mut self.tracks[board];
-        track.lifts.clear();
         track.history.clear();
         track.takeback_alerted = false;
         track.pending = None;
         track.residual = matcher::diff(self.game.board(board), &track.physical);
+        // What the board shows beyond the gap (a move made, a premove) stays in the log
+        // of square readings: a piece put there and since captured by the opponent's
+        // premove is still known.
+        let residual = track.residual;
+        track.lifts.retain(|&(sq, _)| residual.contains(sq));
         track.residual_board = track.physical;
         track.discrepancy_alerted = false;
         self.tracks[board.other()].history.clear();
@@ -918,23 +1046,75 @@ fn lands_where_its_side_left(seq: &[Move], counts: impl Fn(&Move) -> bool) -> bo
     })
 }
 
-/// The one ply of the side to move that turns `from` into what the board shows: a move
-/// made on the board whose press had not come when the link went.
+/// The ply of the side to move that the board showed when the link went: a move made on
+/// the board whose press had not come. Either it alone turns `from` into what the board
+/// shows, or it does together with the opponent's next move already made on the board (a
+/// premove, played while the press was still to come); when several such pairs explain
+/// the board, the ply is taken only if they all start with it.
 fn shown_unpressed(from: &Position, shown: &Board) -> Option<Move> {
     if matcher::diff(from, shown).is_empty() {
         return None;
     }
-    let found = search(&GapQuery {
-        from,
-        target: shown,
-        turn: Some(from.turn().other()),
-        max_plies: 1,
-        node_budget: 10_000,
-    });
-    match found.sequences.as_slice() {
-        [one] => one.first().copied(),
-        _ => None,
+    for (plies, turn) in [(1, from.turn().other()), (2, from.turn())] {
+        let found = search(&GapQuery {
+            from,
+            target: shown,
+            turn: Some(turn),
+            max_plies: plies,
+            node_budget: 10_000,
+        });
+        if found.exhausted {
+            return None;
+        }
+        let firsts: Vec<Move> = found
+            .sequences
+            .iter()
+            .filter_map(|s| s.first().copied())
+            .collect();
+        match firsts.split_first() {
+            Some((first, rest)) if plies == 1 && rest.is_empty() => return Some(*first),
+            Some((first, rest)) if plies == 2 && rest.iter().all(|m| m == first) => {
+                return Some(*first);
+            }
+            Some(_) => return None,
+            None => {}
+        }
     }
+    None
+}
+
+impl Inferrer {
+    /// Whether the plies of `seq` from `from` that left their piece standing where the
+    /// board now shows it were seen to land in their order (by the time each square last
+    /// changed).
+    fn lands_in_order(&self, board: BoardId, from: &Position, seq: &[Move]) -> bool {
+        let track = &self.tracks[board];
+        let mut pos = from.clone();
+        let mut landed = Vec::with_capacity(seq.len());
+        for (i, m) in seq.iter().enumerate() {
+            pos.play(m);
+            let piece = pos.board().piece_at(m.to());
+            let touched_later = seq[i + 1..]
+                .iter()
+                .any(|n| n.to() == m.to() || n.from() == Some(m.to()));
+            if !touched_later && piece.is_some() && track.physical.piece_at(m.to()) == piece {
+                landed.push(track.square_t[m.to().index()]);
+            }
+        }
+        landed.is_sorted()
+    }
+}
+
+/// The position after `seq` from `from`, when every ply is legal in turn.
+fn played(from: &Position, seq: &[Move]) -> Option<Position> {
+    let mut pos = from.clone();
+    for m in seq {
+        if !pos.classify(m).is_legal() {
+            return None;
+        }
+        pos.play(m);
+    }
+    Some(pos)
 }
 
 /// Who makes each ply of `seq` from `from`.

@@ -8,7 +8,7 @@
 use std::str::FromStr;
 
 use crate::rules::notation::San;
-use crate::rules::{BoardId, Color, Move, Piece, Position};
+use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Position};
 
 use super::super::Inferrer;
 use super::super::board_track::PendingPress;
@@ -196,12 +196,13 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) -> Option<Explanation> {
         let last = self.tracks[board].last_gap?;
-        let alternatives = self.tracks[board].gap_alternatives.clone();
+        let mut alternatives = self.tracks[board].gap_alternatives.clone();
         if alternatives.is_empty() {
             return None;
         }
         let (_, indices) = self.gap_indices(board, last)?;
         let chosen: Vec<Move> = indices.iter().map(|&i| self.record[i].mv).collect();
+        closest_first(&chosen, &mut alternatives);
         for alt in alternatives {
             let mut trial = Vec::new();
             self.switch_gap_sequence(p.t, board, &alt, &mut trial);
@@ -272,11 +273,12 @@ impl Inferrer {
                 n
             };
             let base = gain(&chosen);
-            let better = self.tracks[g]
-                .gap_alternatives
-                .iter()
-                .find(|a| gain(a) > base)
-                .cloned();
+            let mut alternatives = self.tracks[g].gap_alternatives.clone();
+            closest_first(&chosen, &mut alternatives);
+            let unsupplied = self.drops_unsupplied(&indices, &chosen);
+            let better = alternatives
+                .into_iter()
+                .find(|a| gain(a) > base && self.drops_unsupplied(&indices, a) <= unsupplied);
             if let Some(alt) = better {
                 self.switch_gap_sequence(t, g, &alt, out);
                 return true;
@@ -284,6 +286,37 @@ impl Inferrer {
         }
         false
     }
+}
+
+impl Inferrer {
+    /// How many drops of the record find no piece in hand when the plies at `indices`
+    /// are `seq`: an alternative that supplies one drop must not take the piece of
+    /// another already recorded.
+    fn drops_unsupplied(&self, indices: &[usize], seq: &[Move]) -> usize {
+        let mut game = self.start.clone();
+        let mut n = 0;
+        for (i, e) in self.record.iter().enumerate() {
+            let mv = indices
+                .iter()
+                .position(|&k| k == i)
+                .and_then(|k| seq.get(k))
+                .unwrap_or(&e.mv);
+            if game.board(e.board).classify(mv) == Legality::Illegal(IllegalReason::DropNotInHand) {
+                n += 1;
+            }
+            game.play_classified(e.board, mv, e.legality, e.t);
+        }
+        n
+    }
+}
+
+/// Orders `alternatives` by how few of their plies differ from `chosen` (stable): the
+/// committed sequence was the most plausible, so evidence against one of its plies
+/// changes that ply and keeps the others (a drop a hand was seen making, say).
+fn closest_first(chosen: &[Move], alternatives: &mut [Vec<Move>]) {
+    alternatives.sort_by_key(|a| {
+        a.iter().zip(chosen).filter(|(x, y)| x != y).count() + a.len().abs_diff(chosen.len())
+    });
 }
 
 /// The moves of `sans` played in turn from `pos`, when every one is legal.
