@@ -780,3 +780,14 @@ fn a_rook_sliding_past_a_lifted_square_is_not_the_grabbed_rook_back() {
 fn a_drop_of_the_grabbed_kind_supplied_by_a_capture_still_unpressed_keeps_the_grab() {
     noisy_game_exact(493);
 }
+
+/// The grab was paired with a knight its opponent was capturing (victim lifted first);
+/// the capture is pressed before the real grab is lifted. Under the grab the press
+/// reads as an illegal pawn move onto an empty square; without it, as the capture: the
+/// grab is undone, the capture recorded, and the lift that follows is the grab.
+#[test]
+fn a_capture_pressed_on_the_grabbed_square_undoes_the_grab() {
+    let rules = RulesetName::Koedem.ruleset();
+    let game = random_game(748, 120, rules);
+    assert!(matches!(round_trip(&game, Profile::Faults, 2748), Ok(true)));
+}

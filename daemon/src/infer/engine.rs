@@ -532,6 +532,11 @@ impl Inferrer {
         } else {
             found
         };
+        let found = if found.is_none_or(|e| !e.legality.is_legal()) {
+            self.capture_of_taken_grab(board, p, out).or(found)
+        } else {
+            found
+        };
         if found.is_none_or(|e| !e.legality.is_legal()) && self.takeback(board, p.t, out) {
             return false;
         }

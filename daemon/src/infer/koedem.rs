@@ -334,6 +334,41 @@ impl Inferrer {
         }
     }
 
+    /// A press on `board` that no legal move explains while a grab from it stands whose
+    /// square a piece of the other colour took: if, the grab undone, a legal move (that
+    /// capture) explains the board, the grab was none; the promotion waits for another
+    /// lift and the capture is returned. Otherwise the grab stays.
+    pub(crate) fn capture_of_taken_grab(
+        &mut self,
+        board: BoardId,
+        p: super::board_track::PendingPress,
+        out: &mut Vec<Inference>,
+    ) -> Option<super::matcher::Explanation> {
+        let i = self
+            .grabs
+            .provisional
+            .iter()
+            .position(|g| g.taken && g.grab.board == board.other())?;
+        let g = self.grabs.provisional[i];
+        let index = self.entry_index(g.grab.board, g.grab.number, g.grab.side)?;
+        self.pair_quietly(index, None);
+        let track = &self.tracks[board];
+        let found = super::matcher::explain_with(
+            self.game.board(board),
+            &track.physical,
+            p.by,
+            &track.lifts,
+            &mut self.scratch,
+            false,
+            track.missing_ok,
+        );
+        self.pair_quietly(index, Some(g.sq));
+        let capture = found.filter(|e| e.legality.is_legal() && e.mv.to() == g.sq)?;
+        self.grabs.provisional.remove(i);
+        self.unpair(p.t, g, out);
+        Some(capture)
+    }
+
     /// The owner of a provisionally grabbed piece completed a move on its board with the
     /// piece still gone: the lift was no move of his, the grab stands.
     fn confirm_grabs(&mut self, board: BoardId, mover: Color) {
