@@ -755,6 +755,7 @@ impl Inferrer {
         track.pending = None;
         track.residual = matcher::diff(self.game.board(board), &track.physical);
         track.residual_board = track.physical;
+        track.residual_touched = crate::rules::Bitboard::EMPTY;
         track.discrepancy_alerted = false;
         self.tracks[board.other()].history.clear();
         let other_fen = write_board_fen(self.game.board(board.other()), None);
