@@ -7,8 +7,9 @@
 //! nor the square tells, a promotion, or a move of a piece of such a kind, is recorded with a
 //! placeholder kind and one `kind-undetermined` alert naming the square and the kinds it may
 //! be. The record must be the game, move for move, except those moves: each of them must be
-//! the game's move on the same squares, flagged by an alert whose choices hold the truth. No
-//! move may be wrong or in excess.
+//! the game's move on the same squares, flagged by an alert whose choices hold the truth (the
+//! move's own, or, for a move of a piece whose kind is a placeholder, the alert that left it
+//! undetermined). No move may be wrong or in excess.
 //!
 //! Until the arbiter corrects them, placeholder kinds stand in the game: a later move of such
 //! a piece, a capture of it, a drop from a hand that got the placeholder's kind, are judged
@@ -16,8 +17,10 @@
 //! a board's last moves may go unrecorded (in this game a mate by a drop is not seen as one):
 //! that is allowed only after a placeholder, and the test prints what was missed.
 
-use bugbridge::rules::ByBoard;
-use bugbridge::rules::notation::bpgn::parse_bpgn;
+use std::collections::BTreeMap;
+
+use bugbridge::rules::notation::bpgn::{parse_bpgn, replay};
+use bugbridge::rules::{BoardId, ByBoard, RulesetName};
 use bugbridge::simulate::Profile;
 use bugbridge_broadcast::wire;
 use bugbridge_drivers::session::DriverKind;
@@ -63,21 +66,34 @@ fn target(san: &str) -> (String, &'static str) {
     (square, piece)
 }
 
-/// Whether `got` stands for `want` through a `kind-undetermined` alert of its board naming
-/// the square and the true kind among its choices.
-fn flagged(got: &Ply, want: &Ply, alerts: &[wire::Event]) -> bool {
-    let (square, truth) = target(&want.san);
-    let (got_square, _) = target(&got.san);
+/// The `kind-undetermined` alert of `want`'s board that names `square` and the true kind
+/// among its choices, if any.
+fn alert_for<'a>(want: &Ply, square: &str, alerts: &'a [wire::Event]) -> Option<&'a str> {
+    let (_, truth) = target(&want.san);
     let board = format!("board {:?}:", want.board);
-    got.number == want.number
-        && got.side == want.side
-        && got_square == square
-        && alerts.iter().any(|a| {
-            let detail = a.detail.as_deref().unwrap_or_default();
-            detail.starts_with(&board)
-                && detail.contains(&format!(" {square} "))
-                && detail.contains(truth)
+    alerts
+        .iter()
+        .filter_map(|a| a.detail.as_deref())
+        .find(|d| d.starts_with(&board) && d.contains(&format!(" {square} ")) && d.contains(truth))
+}
+
+/// The squares each board's game moves from and to, in its order (`None` for a drop's
+/// origin).
+fn squares_of(bpgn: &str) -> Vec<(wire::Board, Option<String>, String)> {
+    let games = parse_bpgn(bpgn).expect("the game parses");
+    let replayed = replay(&games[0], RulesetName::Fide.ruleset()).expect("the game replays");
+    replayed
+        .moves
+        .iter()
+        .map(|m| {
+            let board = match m.token.board {
+                BoardId::A => wire::Board::A,
+                BoardId::B => wire::Board::B,
+            };
+            let to = m.mv.to().to_string();
+            (board, m.mv.from().map(|f| f.to_string()), to)
         })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -138,14 +154,47 @@ async fn two_sentio_boards_record_a_real_game_flagging_only_what_occupancy_canno
     let mut missing = Vec::new();
     let mut exact = 0;
     let mut flagged_moves = Vec::new();
+    let squares = squares_of(GAME);
     for b in [wire::Board::A, wire::Board::B] {
         let want = game.plies_of(b);
+        let moved: Vec<&(wire::Board, Option<String>, String)> =
+            squares.iter().filter(|(board, _, _)| *board == b).collect();
         let got: Vec<&Ply> = recorded.iter().filter(|p| p.board == b).collect();
+        // Squares holding a piece of undetermined kind (a placeholder until the arbiter
+        // says), with the alert that gave its choices.
+        let mut placeholders: BTreeMap<String, String> = BTreeMap::new();
         for i in 0..want.len().max(got.len()) {
+            let (from, to) = moved
+                .get(i)
+                .map(|(_, from, to)| (from.clone(), to.clone()))
+                .unwrap_or_default();
+            let moving = from.as_ref().and_then(|f| placeholders.remove(f));
+            placeholders.remove(&to);
             match (got.get(i), want.get(i)) {
-                (Some(g), Some(w)) if g.same_move(w) => exact += 1,
-                (Some(g), Some(w)) if flagged(g, w, &undetermined) => {
-                    flagged_moves.push(format!("{g} for {w}"));
+                (Some(g), Some(w)) if g.same_move(w) => {
+                    exact += 1;
+                    if let Some(alert) =
+                        moving.or_else(|| alert_for(w, &to, &undetermined).map(str::to_owned))
+                    {
+                        placeholders.insert(to, alert);
+                    }
+                }
+                (Some(g), Some(w))
+                    if (g.number, g.side, target(&g.san).0) == (w.number, w.side, to.clone()) =>
+                {
+                    // The truth among the choices of this move's alert, or of the alert of
+                    // the placeholder piece it moves.
+                    let (_, truth) = target(&w.san);
+                    let alert = alert_for(w, &to, &undetermined)
+                        .map(str::to_owned)
+                        .or(moving.filter(|a| a.contains(truth)));
+                    match alert {
+                        Some(alert) => {
+                            flagged_moves.push(format!("{g} for {w}"));
+                            placeholders.insert(to, alert);
+                        }
+                        None => wrong.push(format!("recorded {g}, the game has {w}")),
+                    }
                 }
                 (Some(g), Some(w)) => wrong.push(format!("recorded {g}, the game has {w}")),
                 (None, Some(w)) => missing.push(format!("{w}")),
