@@ -21,6 +21,11 @@
 //!   through `bugbridge run`: every move, the result, no times, the BPGN.
 //! * `certabo`: two Certabo boards (RFID tags, noise) learning both sets and recording a
 //!   real game at its pace through `bugbridge run`; a restart reuses the calibration.
+//! * `calibrate`: `bugbridge calibrate` against two `bugbridge emulate --driver certabo`
+//!   boards: both sets and extra queens learnt and reported, a missing piece named, and
+//!   `run` reusing the saved calibration.
+//! * `sentio`: two Sentio boards (occupancy only) recording a real game at its pace through
+//!   `bugbridge run`: every move exact or its kind flagged with the truth among the choices.
 //! * `demo`: `bugbridge demo` with nothing else installed.
 //! * `quiet`: a normal demo run, a subscriber coming and going: no WARN, no ERROR.
 //! * `relay`: a table through the broker to a relay; an operator action back over MQTT.
@@ -32,6 +37,8 @@
 mod arbiter_end;
 #[path = "e2e/broker_restart.rs"]
 mod broker_restart;
+#[path = "e2e/calibrate.rs"]
+mod calibrate;
 #[path = "e2e/certabo.rs"]
 mod certabo;
 #[path = "e2e/clock_side.rs"]
@@ -50,6 +57,8 @@ mod outage;
 mod quiet;
 #[path = "e2e/relay.rs"]
 mod relay;
+#[path = "e2e/sentio.rs"]
+mod sentio;
 #[path = "e2e/subscriber.rs"]
 mod subscriber;
 #[path = "e2e/unplug.rs"]

@@ -397,3 +397,20 @@ fn after_the_end_setting_up_again_is_a_new_game_not_moves() {
     t.play_clockless(A, "e2", "e4", 'P');
     assert_eq!(t.moves(), ["A:e2e4"]);
 }
+
+#[test]
+fn a_piece_lifted_as_one_move_is_final_and_again_as_the_next_is_no_discrepancy() {
+    // White's queen is lifted (a hand, or a tag misread twice) just as White's move is
+    // final, put back, and lifted again to move once Black has moved: d1 differs at both
+    // commits, showing the same, but was put right in between. Not a piece left lying wrong.
+    let mut t = table();
+    t.lift(A, "e2").put(A, "e4", 'P').lift(A, "d1").wait(900);
+    assert_eq!(t.moves(), ["A:e2e4"]);
+    t.put(A, "d1", 'Q');
+    t.lift(A, "e7").put(A, "e5", 'p').lift(A, "d1");
+    assert_eq!(t.moves(), ["A:e2e4", "A:e7e5"]);
+    t.put(A, "h5", 'Q').wait(900);
+    assert_eq!(t.moves(), ["A:e2e4", "A:e7e5", "A:d1h5"]);
+    assert_eq!(t.alerts(AlertCode::MaterialMismatch), 0);
+    assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 0);
+}

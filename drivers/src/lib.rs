@@ -20,7 +20,8 @@
 //!   mapping; events into a bounded tokio channel.
 //! * [`emulate`]: DGT (with clock), Millennium, Certabo and Sentio boards on pseudo-terminals
 //!   playing a trace.
-//! * [`listen`], [`ports`], [`emulate_file`]: what the CLI subcommands call.
+//! * [`listen`], [`ports`], [`emulate_file`], [`survey_start_position`]: what the CLI
+//!   subcommands call.
 //! * [`error`]: [`DecodeError`], [`SessionError`], [`DeviceFault`], [`DriverError`].
 //!
 //! # Running a board (the daemon's `run`)
@@ -77,7 +78,7 @@ pub mod trace;
 mod cli;
 
 pub use cli::{
-    EmulateOptions, PORTS_HEADER, PortReport, emulate_file, known_usb_board, listen, ports, probe,
-    probe_certabo, read_trace_file, stable_names, try_probe,
+    EmulateOptions, PORTS_HEADER, PortReport, SurveyLimits, emulate_file, known_usb_board, listen,
+    ports, probe, probe_certabo, read_trace_file, stable_names, survey_start_position, try_probe,
 };
 pub use error::{DecodeError, DeviceFault, DriverError, SessionError};

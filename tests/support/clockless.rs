@@ -123,6 +123,21 @@ impl ClocklessGame {
     /// simulated.
     #[must_use]
     pub fn from_bpgn(bpgn: &str, clockless: ByBoard<bool>, seed: u64) -> ClocklessGame {
+        ClocklessGame::from_bpgn_with(bpgn, clockless, Profile::Noisy, seed)
+    }
+
+    /// As [`ClocklessGame::from_bpgn`], the players and sensors behaving as `profile` says.
+    ///
+    /// # Panics
+    ///
+    /// As [`ClocklessGame::from_bpgn`].
+    #[must_use]
+    pub fn from_bpgn_with(
+        bpgn: &str,
+        clockless: ByBoard<bool>,
+        profile: Profile,
+        seed: u64,
+    ) -> ClocklessGame {
         let games = parse_bpgn(bpgn).expect("the test game parses");
         let game: &BpgnGame = games.first().expect("the file holds a game");
         let replayed = replay(game, RulesetName::Fide.ruleset()).expect("the test game replays");
@@ -146,7 +161,7 @@ impl ClocklessGame {
                 .unwrap_or_default(),
         );
         let sim = sim_game(game, RulesetName::Fide).expect("the test game simulates");
-        let trace = without_clocks(simulate(&sim, Profile::Noisy, seed), clockless);
+        let trace = without_clocks(simulate(&sim, profile, seed), clockless);
         let tags: BTreeMap<String, String> = game
             .tags
             .iter()

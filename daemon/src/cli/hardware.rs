@@ -99,9 +99,10 @@ pub struct ListenArgs {
     /// positions are added to it). Without it the board's start position is learnt anew.
     #[arg(long, value_name = "FILE")]
     pub calibration: Option<PathBuf>,
-    /// Certabo / Sentio: readings in a row a square needs to change (1 = no noise filter).
-    #[arg(long, default_value_t = 2)]
-    pub agree: u32,
+    /// Certabo / Sentio: readings in a row a square needs to change (1 = no noise filter;
+    /// default 2 for Certabo, 1 for Sentio).
+    #[arg(long)]
+    pub agree: Option<u32>,
 }
 
 /// Millennium parity on the command line.
@@ -223,7 +224,7 @@ pub(super) fn run_listen(args: ListenArgs) -> u8 {
     let mut config = SessionConfig::new(args.driver.kind(), PortSpec::Path(args.port), BoardId::A);
     config.white_side = args.white_side.clock_side();
     config.millennium.parity = args.parity.mode();
-    config.certabo.agree = args.agree.max(1);
+    config.certabo.agree = args.agree.map(|n| n.max(1));
     let saver = match &args.calibration {
         Some(path) => match store::load(path) {
             Ok(cal) => {

@@ -4,6 +4,7 @@
 //! the process exit status (0 success, 1 the input was read but is wrong, 2 usage or
 //! configuration error, 3 and above runtime failures).
 
+pub mod calibrate;
 pub mod check;
 pub mod demo;
 pub mod docs;
@@ -53,6 +54,9 @@ pub enum Command {
     Ports(hardware::PortsArgs),
     /// Read one board and print what it reports as sensor-trace lines (as board A).
     Listen(hardware::ListenArgs),
+    /// Learn the piece sets of the table's Certabo boards from their start positions and
+    /// save them where `run` reads them.
+    Calibrate(calibrate::CalibrateArgs),
     /// An emulated board on a pseudo-terminal playing a trace; prints the device path.
     Emulate(hardware::EmulateArgs),
     /// Shell completions for bash, zsh, fish, elvish or powershell, on stdout.
@@ -77,6 +81,7 @@ impl Cli {
             Command::Simulate(args) => simulate::run(args),
             Command::Ports(args) => hardware::run_ports(args),
             Command::Listen(args) => hardware::run_listen(args),
+            Command::Calibrate(args) => calibrate::run(args),
             Command::Emulate(args) => hardware::run_emulate(args),
             Command::Completions(args) => docs::run_completions(args),
             Command::Man(args) => docs::run_man(args),

@@ -201,9 +201,12 @@ impl Inferrer {
         })
     }
 
-    /// The same squares left over at two commits in a row, showing the same: not a
-    /// premove but a discrepancy (a knocked piece left on a neighbouring square, a piece
-    /// taken off the board).
+    /// The same squares left over at two commits in a row, showing the same and untouched
+    /// in between: not a premove but a discrepancy (a knocked piece left on a neighbouring
+    /// square, a piece taken off the board). A square that changed between the two commits
+    /// is a hand at work, not a discrepancy: a piece lifted as one move is completed, put
+    /// back, and lifted again as the next is (or a tag misread at both moments) shows the
+    /// same at both commits without having lain there.
     pub(crate) fn check_discrepancy(
         &mut self,
         board: BoardId,
@@ -212,12 +215,14 @@ impl Inferrer {
         out: &mut Vec<Inference>,
     ) {
         let track = &mut self.tracks[board];
-        let stuck: crate::rules::Bitboard = (residual & (track.residual - track.missing_ok))
+        let stuck: crate::rules::Bitboard = (residual
+            & (track.residual - track.missing_ok - track.residual_touched))
             .into_iter()
             .filter(|&sq| track.residual_board.piece_at(sq) == track.physical.piece_at(sq))
             .collect();
         track.residual = residual;
         track.residual_board = track.physical;
+        track.residual_touched = crate::rules::Bitboard::EMPTY;
         if stuck.is_empty() {
             track.discrepancy_alerted = false;
             return;

@@ -106,6 +106,9 @@ pub(crate) struct Track {
     /// The squares left over at the last commit, with what they showed.
     pub(crate) residual: Bitboard,
     pub(crate) residual_board: Board,
+    /// The squares of [`Track::residual`] that changed since that commit: a hand (or a
+    /// flickering sensor) at work there, not a piece left lying wrong.
+    pub(crate) residual_touched: Bitboard,
     pub(crate) discrepancy_alerted: bool,
     pub(crate) last_press_t: u64,
     /// The positions before the last commits (takeback detection).
@@ -152,6 +155,7 @@ impl Track {
             flag_alerted: ByColor::default(),
             residual: Bitboard::EMPTY,
             residual_board: Board::empty(),
+            residual_touched: Bitboard::EMPTY,
             discrepancy_alerted: false,
             last_press_t: 0,
             history: Vec::new(),

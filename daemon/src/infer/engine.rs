@@ -294,6 +294,9 @@ impl Inferrer {
         track.closed_as_left = None;
         track.note(sq, piece);
         track.missing_ok.discard(sq);
+        if track.residual.contains(sq) {
+            track.residual_touched.add(sq);
+        }
         let was = track.physical.piece_at(sq);
         track.physical.set_square(sq, piece);
         track.last_change = t;

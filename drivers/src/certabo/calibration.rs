@@ -73,6 +73,72 @@ fn start_piece(sq: Square) -> Option<SensorPiece> {
     Placement::start().get(sq)
 }
 
+/// The piece a calibration learns on `sq`: the start position's, or an extra queen on
+/// [`EXTRA_WHITE_QUEEN`] / [`EXTRA_BLACK_QUEEN`].
+#[must_use]
+pub fn expected(sq: Square) -> Option<SensorPiece> {
+    start_piece(sq).or_else(|| {
+        let name = sq.to_string();
+        if name == EXTRA_WHITE_QUEEN {
+            SensorPiece::from_ascii(b'Q')
+        } else if name == EXTRA_BLACK_QUEEN {
+            SensorPiece::from_ascii(b'q')
+        } else {
+            None
+        }
+    })
+}
+
+/// What readings of one board's start position show ([`Calibrator::survey`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Survey {
+    /// Readings it is made from.
+    pub readings: usize,
+    /// The pieces recognised: square, the piece that stands there in the start position
+    /// (or an extra queen), the tag read there in most readings.
+    pub recognised: Vec<(Square, SensorPiece, TagId)>,
+    /// Squares where no tag was read in most readings (wire order, a8 first): a start
+    /// square whose piece is missing, misplaced or unreadable; an extra queen's square
+    /// that is neither empty nor steady.
+    pub unsettled: Vec<Square>,
+    /// Tags read on more than one square, with those squares.
+    pub duplicates: Vec<(TagId, Vec<Square>)>,
+}
+
+impl Survey {
+    /// The extra queens recognised (on [`EXTRA_WHITE_QUEEN`] / [`EXTRA_BLACK_QUEEN`]).
+    #[must_use]
+    pub fn extra_queens(&self) -> Vec<Square> {
+        self.recognised
+            .iter()
+            .filter(|(sq, _, _)| start_piece(*sq).is_none())
+            .map(|(sq, _, _)| *sq)
+            .collect()
+    }
+
+    /// The calibration these readings teach.
+    ///
+    /// # Errors
+    /// Too few readings, unsettled squares (all named), a tag read on two squares of
+    /// different pieces.
+    pub fn calibration(&self) -> Result<Calibration, CalibrationError> {
+        if self.readings < MIN_READINGS {
+            return Err(CalibrationError::TooFewReadings {
+                have: self.readings,
+            });
+        }
+        let mut cal = Calibration::new();
+        for &(_, piece, id) in &self.recognised {
+            cal.insert(id, piece)?;
+        }
+        if self.unsettled.is_empty() {
+            Ok(cal)
+        } else {
+            Err(CalibrationError::Unsettled(self.unsettled.clone()))
+        }
+    }
+}
+
 /// A map from tag id to piece kind and colour.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Calibration {
@@ -276,37 +342,39 @@ impl Calibrator {
     /// Too few readings, unsettled squares (all named), or a tag settled on two squares of
     /// different pieces.
     pub fn result(&self) -> Result<Calibration, CalibrationError> {
-        let n = self.readings.len();
-        if n < MIN_READINGS {
-            return Err(CalibrationError::TooFewReadings { have: n });
-        }
-        let extra = [
-            (EXTRA_WHITE_QUEEN, SensorPiece::from_ascii(b'Q')),
-            (EXTRA_BLACK_QUEEN, SensorPiece::from_ascii(b'q')),
-        ];
-        let mut cal = Calibration::new();
-        let mut unsettled = Vec::new();
+        self.survey().calibration()
+    }
+
+    /// What the readings so far show on each square of the start position (and on the
+    /// extra queens' squares): the tags recognised, the squares where no tag settled, the
+    /// tags read on more than one square. What `bugbridge calibrate` reports.
+    #[must_use]
+    pub fn survey(&self) -> Survey {
+        let mut survey = Survey {
+            readings: self.readings.len(),
+            ..Survey::default()
+        };
         for sq in Square::all() {
-            let extra_piece = extra
-                .iter()
-                .find(|(name, _)| Square::from_name(name) == Some(sq))
-                .and_then(|(_, p)| *p);
-            let Some(piece) = start_piece(sq).or(extra_piece) else {
+            let Some(piece) = expected(sq) else {
                 continue;
             };
             let zero_counts = start_piece(sq).is_none();
             match self.settled(square_to_index(sq), zero_counts) {
                 Some(id) if id.is_none() => {}
-                Some(id) => cal.insert(id, piece)?,
-                None => unsettled.push(sq),
+                Some(id) => survey.recognised.push((sq, piece, id)),
+                None => survey.unsettled.push(sq),
             }
         }
-        if unsettled.is_empty() {
-            Ok(cal)
-        } else {
-            unsettled.sort_by_key(|&sq| square_to_index(sq));
-            Err(CalibrationError::Unsettled(unsettled))
+        survey.unsettled.sort_by_key(|&sq| square_to_index(sq));
+        let mut by_tag: BTreeMap<TagId, Vec<Square>> = BTreeMap::new();
+        for &(sq, _, id) in &survey.recognised {
+            by_tag.entry(id).or_default().push(sq);
         }
+        survey.duplicates = by_tag
+            .into_iter()
+            .filter(|(_, squares)| squares.len() > 1)
+            .collect();
+        survey
     }
 
     /// The id seen on wire position `i` in more than half of the readings.
@@ -416,6 +484,34 @@ mod tests {
             let _ = c.add(&start(1, false));
         }
         assert_eq!(c.result().expect("calibrated").len(), 32);
+    }
+
+    #[test]
+    fn the_survey_names_missing_pieces_extra_queens_and_duplicate_tags() {
+        let h2 = Square::from_name("h2").expect("h2");
+        let (a2, b2) = (
+            Square::from_name("a2").expect("a2"),
+            Square::from_name("b2").expect("b2"),
+        );
+        let mut r = start(1, true);
+        r.0[square_to_index(h2)] = TagId::NONE;
+        let dup = r.0[square_to_index(a2)];
+        r.0[square_to_index(b2)] = dup;
+        let mut c = Calibrator::new();
+        for _ in 0..7 {
+            let _ = c.add(&r);
+        }
+        let s = c.survey();
+        assert_eq!(s.readings, 7);
+        assert_eq!(s.unsettled, vec![h2]);
+        assert_eq!(s.recognised.len(), 33);
+        assert_eq!(
+            s.extra_queens(),
+            ["d3", "d6"].map(|n| Square::from_name(n).expect("square"))
+        );
+        assert_eq!(s.duplicates, vec![(dup, vec![a2, b2])]);
+        assert_eq!(s.calibration(), Err(CalibrationError::Unsettled(vec![h2])));
+        assert_eq!(expected(h2), Some(piece(b'P')));
     }
 
     #[test]

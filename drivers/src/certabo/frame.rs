@@ -178,6 +178,13 @@ impl FrameDecoder {
         &self.stats
     }
 
+    /// Numbers held of the reading in progress: never more than a Certabo reading's 320,
+    /// whatever arrives.
+    #[must_use]
+    pub fn held(&self) -> usize {
+        self.count()
+    }
+
     /// Decodes `bytes`, appending complete messages to `out`.
     pub fn feed(&mut self, bytes: &[u8], out: &mut Vec<Message>) {
         for &b in bytes {

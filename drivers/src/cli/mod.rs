@@ -1,9 +1,12 @@
-//! Library entry points behind the `bugbridge listen`, `ports` and `emulate` subcommands.
+//! Library entry points behind the `bugbridge listen`, `ports`, `emulate` and `calibrate`
+//! subcommands.
 
+mod calibrate;
 mod emulate;
 mod listen;
 mod ports;
 
+pub use calibrate::{SurveyLimits, survey_start_position};
 pub use emulate::{EmulateOptions, emulate_file, read_trace_file};
 pub use listen::listen;
 pub use ports::{

@@ -58,10 +58,15 @@ impl Default for CertaboEmulation {
 pub struct TagSet {
     /// Piece and tag, in start-position order (a1 … h8 of the start squares).
     pub tags: Vec<(SensorPiece, TagId)>,
+    /// The set's extra queens, white then black: put on d3 and d6 of a start position
+    /// being calibrated (as the vendor's and picochess's calibrations allow), never used
+    /// in play.
+    pub extra_queens: Vec<(SensorPiece, TagId)>,
 }
 
 impl TagSet {
-    /// Set `n`: tags `(20 + n) 0 (n) (square index) (letter)`, one per start-position piece.
+    /// Set `n`: tags `(20 + n) 0 (n) (square index) (letter)`, one per start-position piece;
+    /// its extra queens `(20 + n) 0 (n) (64 + square index) (letter)` for d3 and d6.
     #[must_use]
     pub fn numbered(n: u8) -> TagSet {
         let start = Placement::start();
@@ -72,7 +77,11 @@ impl TagSet {
                     .map(|p| (p, TagId([20 + n, 0, n, sq.index(), p.ascii()])))
             })
             .collect();
-        TagSet { tags }
+        let extra_queens = extra_queen_squares()
+            .into_iter()
+            .map(|(sq, p)| (p, TagId([20 + n, 0, n, 64 + sq.index(), p.ascii()])))
+            .collect();
+        TagSet { tags, extra_queens }
     }
 
     /// The set a board of the table plays with: A set 0, B set 1.
@@ -103,6 +112,17 @@ impl TagSet {
         }
         TagReading(ids)
     }
+}
+
+/// The squares of the extra queens a calibration may learn, with their queens.
+fn extra_queen_squares() -> Vec<(Square, SensorPiece)> {
+    use crate::certabo::calibration::{EXTRA_BLACK_QUEEN, EXTRA_WHITE_QUEEN};
+    [(EXTRA_WHITE_QUEEN, b'Q'), (EXTRA_BLACK_QUEEN, b'q')]
+        .into_iter()
+        .filter_map(|(name, letter)| {
+            Some((Square::from_name(name)?, SensorPiece::from_ascii(letter)?))
+        })
+        .collect()
 }
 
 /// A small deterministic generator (xorshift64*): noise needs no cryptography.
@@ -188,6 +208,7 @@ impl CertaboDevice {
             .tags
             .iter()
             .chain(&self.partner.tags)
+            .chain(&self.own.extra_queens)
             .find(|(_, id)| *id == t)
             .map(|(p, _)| *p)
     }
@@ -305,6 +326,22 @@ impl Device for CertaboDevice {
                 self.on[usize::from(sq.index())] = Some(id);
             }
         }
+        // A start position with extra queens on d3/d6 (being calibrated): the set's own
+        // extra queens stand there.
+        let mut rest = p.placement;
+        for (sq, _) in extra_queen_squares() {
+            rest.set(sq, None);
+        }
+        if rest == Placement::start() {
+            for ((sq, queen), &(_, tag)) in extra_queen_squares()
+                .into_iter()
+                .zip(&self.own.extra_queens)
+            {
+                if p.placement.get(sq) == Some(queen) {
+                    self.on[usize::from(sq.index())] = Some(tag);
+                }
+            }
+        }
         self.assign(&p.placement);
     }
 
@@ -360,6 +397,25 @@ mod tests {
         cal.merge(&cb.result().expect("set B")).expect("merge");
         assert_eq!(cal.len(), 64);
         assert_eq!(cal.placement(&b.start_reading()), Placement::start());
+    }
+
+    #[test]
+    fn extra_queens_of_a_start_position_carry_the_sets_own_extra_tags() {
+        let mut set_up = Placement::start();
+        for (sq, queen) in extra_queen_squares() {
+            set_up.set(sq, Some(queen));
+        }
+        let emu = CertaboEmulation {
+            noise: 0.0,
+            misread: 0.0,
+            ..CertaboEmulation::default()
+        };
+        let mut dev = CertaboDevice::new(false, BoardId::B, false, emu);
+        dev.power_up(&Physical::new(set_up, None));
+        let own = TagSet::for_board(BoardId::B);
+        for ((sq, _), (_, tag)) in extra_queen_squares().into_iter().zip(&own.extra_queens) {
+            assert_eq!(dev.on[usize::from(sq.index())], Some(*tag), "{sq}");
+        }
     }
 
     #[test]

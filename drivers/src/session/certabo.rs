@@ -76,11 +76,22 @@ impl SharedCalibration {
     }
 }
 
+/// A Certabo square changes after 2 readings in a row: a noise id on an empty square or a
+/// misread tag lasts one reading.
+pub const CERTABO_AGREE: u32 = 2;
+
+/// A Sentio square changes at the first reading that shows it: an occupancy sensor reads no
+/// noise ids, and the square of a piece captured by replacement (the victim lifted, the
+/// capturer put down at once) may read empty in one reading only: that reading is what tells
+/// the inference which piece was taken.
+pub const SENTIO_AGREE: u32 = 1;
+
 /// Certabo / Sentio set-up.
 #[derive(Debug, Clone)]
 pub struct CertaboSettings {
-    /// Readings in a row a square needs to change (1 = no filter). Default 2.
-    pub agree: u32,
+    /// Readings in a row a square needs to change (1 = no filter); `None`, the default, is
+    /// the board's own: [`CERTABO_AGREE`] or [`SENTIO_AGREE`].
+    pub agree: Option<u32>,
     /// The table's calibration (Certabo).
     pub calibration: SharedCalibration,
     /// Learn the tags of a start position the calibration does not know.
@@ -90,7 +101,7 @@ pub struct CertaboSettings {
 impl Default for CertaboSettings {
     fn default() -> Self {
         CertaboSettings {
-            agree: 2,
+            agree: None,
             calibration: SharedCalibration::default(),
             learn: true,
         }
@@ -176,7 +187,10 @@ impl CertaboProtocol {
             DriverKind::Sentio => Expect::Ranks,
             _ => Expect::Tags,
         };
-        let agree = cfg.certabo.agree;
+        let agree = cfg.certabo.agree.unwrap_or(match cfg.driver {
+            DriverKind::Sentio => SENTIO_AGREE,
+            _ => CERTABO_AGREE,
+        });
         CertaboProtocol {
             decoder: FrameDecoder::new(expect),
             pieces: SquareFilter::new(agree),

@@ -56,7 +56,7 @@ mod run;
 mod watchdog;
 
 pub use board_state::Orientation;
-pub use certabo::{CertaboSettings, SharedCalibration};
+pub use certabo::{CERTABO_AGREE, CertaboSettings, SENTIO_AGREE, SharedCalibration};
 pub use raw_log::{Direction, RawLog, parse_raw_line};
 
 use std::path::PathBuf;

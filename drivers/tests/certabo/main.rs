@@ -2,3 +2,4 @@
 //! (`shared/data/certabo/frames`, read in place: GPL material is never copied here).
 
 mod fixtures;
+mod garbage;

@@ -44,7 +44,7 @@ fn pty() -> PtyPair {
 
 fn config(kind: DriverKind, path: &Path, agree: u32) -> SessionConfig {
     let mut c = SessionConfig::new(kind, PortSpec::Path(path.to_path_buf()), BoardId::A);
-    c.certabo.agree = agree;
+    c.certabo.agree = Some(agree);
     c
 }
 

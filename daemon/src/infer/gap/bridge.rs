@@ -883,6 +883,7 @@ impl Inferrer {
         let residual = track.residual;
         track.lifts.retain(|&(sq, _)| residual.contains(sq));
         track.residual_board = track.physical;
+        track.residual_touched = crate::rules::Bitboard::EMPTY;
         track.discrepancy_alerted = false;
         self.tracks[board.other()].history.clear();
         let other_fen = write_board_fen(self.game.board(board.other()), None);
