@@ -451,12 +451,7 @@ fn real_games_with_link_outages_come_back_move_for_move() {
 #[test]
 fn a_logged_capture_after_a_logged_drop_supplies_the_other_boards_waiting_drop() {
     for seed in [50u64, 312, 358] {
-        let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
-        let name = format!("random {seed}");
-        let o = run_game(&name, &game, 5000 + seed);
-        assert_eq!(o.illegal_alerts, 0, "{name}: illegal-move alerts");
-        assert_eq!(o.replayable, Ok(()), "{name}: not replayable");
-        assert_eq!(o.verdict, Verdict::Exact, "{name}");
+        assert_random_exact(seed);
     }
 }
 

@@ -505,6 +505,21 @@ impl Inferrer {
         }
     }
 
+    /// The best explanation of what `board` shows by a press of `by`, from its committed
+    /// position and the order of its square readings ([`matcher::explain_with`]).
+    pub(crate) fn explain_press(&mut self, board: BoardId, by: Color) -> Option<Explanation> {
+        let track = &self.tracks[board];
+        matcher::explain_with(
+            self.game.board(board),
+            &track.physical,
+            by,
+            &track.lifts,
+            &mut self.scratch,
+            false,
+            track.missing_ok,
+        )
+    }
+
     /// Tries to explain the board for the press `p`; commits and returns `true` when it
     /// can. `late`: the board settled only after the press (the piece was still in hand).
     pub(crate) fn try_resolve(
@@ -514,17 +529,7 @@ impl Inferrer {
         late: bool,
         out: &mut Vec<Inference>,
     ) -> bool {
-        let pos = self.game.board(board);
-        let track = &self.tracks[board];
-        let found = matcher::explain_with(
-            pos,
-            &track.physical,
-            p.by,
-            &track.lifts,
-            &mut self.scratch,
-            false,
-            track.missing_ok,
-        );
+        let found = self.explain_press(board, p.by);
         // A drop of a piece not in hand yet is no evidence against the gap's order: the
         // other board's press may still supply it (see `commit_explained`).
         let unexplained = found.is_none_or(|e| {

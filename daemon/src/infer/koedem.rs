@@ -352,16 +352,7 @@ impl Inferrer {
         let g = self.grabs.provisional[i];
         let index = self.entry_index(g.grab.board, g.grab.number, g.grab.side)?;
         self.pair_quietly(index, None);
-        let track = &self.tracks[board];
-        let found = super::matcher::explain_with(
-            self.game.board(board),
-            &track.physical,
-            p.by,
-            &track.lifts,
-            &mut self.scratch,
-            false,
-            track.missing_ok,
-        );
+        let found = self.explain_press(board, p.by);
         self.pair_quietly(index, Some(g.sq));
         let capture = found.filter(|e| e.legality.is_legal() && e.mv.to() == g.sq)?;
         self.grabs.provisional.remove(i);

@@ -206,16 +206,7 @@ impl Inferrer {
         for alt in alternatives {
             let mut trial = Vec::new();
             self.switch_gap_sequence(p.t, board, &alt, &mut trial);
-            let track = &self.tracks[board];
-            let found = matcher::explain_with(
-                self.game.board(board),
-                &track.physical,
-                p.by,
-                &track.lifts,
-                &mut self.scratch,
-                false,
-                track.missing_ok,
-            );
+            let found = self.explain_press(board, p.by);
             if let Some(exp) = found
                 && exp.legality.is_legal()
             {

@@ -43,18 +43,8 @@ impl Inferrer {
             track.gap_longer.clear();
             return false;
         }
-        let pos = self.game.board(board);
-        if matcher::diff(pos, &track.physical).any()
-            && matcher::explain_with(
-                pos,
-                &track.physical,
-                by,
-                &track.lifts,
-                &mut self.scratch,
-                false,
-                track.missing_ok,
-            )
-            .is_some()
+        if matcher::diff(self.game.board(board), &track.physical).any()
+            && self.explain_press(board, by).is_some()
         {
             // A new move of his: the gap owed nothing more. When the other side's press
             // was taken as owed already, the gap was one ply longer: that press was for
