@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::infer::occupancy::OccupancyFeed;
+use crate::infer::occupancy::{Handed, OccupancyFeed};
 use crate::infer::{
     AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
 };
@@ -220,13 +220,22 @@ impl Match {
     fn occupancy_out(
         &mut self,
         t: u64,
-        events: Vec<(u64, SensorEvent)>,
+        events: Vec<Handed>,
         alerts: Vec<Inference>,
         wall_ms: u64,
     ) -> Vec<Inference> {
         let mut out = Vec::new();
-        for (at, ev) in &events {
-            out.extend(self.feed(*at, ev, wall_ms));
+        for h in &events {
+            match h {
+                Handed::Event(at, ev) => out.extend(self.feed(*at, ev, wall_ms)),
+                Handed::Settled { t, board, ply, mv } => {
+                    // The moves handed on before it are final in the record first.
+                    out.extend(self.tick(*t));
+                    let settled = self.inferrer.settle_kind(*t, *board, *ply, *mv);
+                    self.absorb(&settled);
+                    out.extend(settled);
+                }
+            }
         }
         // Timers that ran out between the move and now.
         out.extend(self.tick(t));
@@ -237,7 +246,8 @@ impl Match {
 
     /// Lets the inference's timers run to trace time `t`.
     pub fn tick(&mut self, t: u64) -> Vec<Inference> {
-        let out = self.inferrer.tick(t);
+        let mut out = self.inferrer.tick(t);
+        out.extend(self.occupancy.tick(t));
         self.absorb(&out);
         out
     }

@@ -7,7 +7,7 @@
 //! board after it is occupied exactly as the snapshot says. Like the clockless inference the
 //! last match stays **open** (a slid piece resting on its way, a rook moved before its king
 //! castles): it is replaced by a later match from the same position, and becomes final when
-//! the board shows something only the next move explains, or at [`OccupancyInference::finish`].
+//! the board shows something only the next move explains, or at [`World::finish`].
 //!
 //! What occupancy cannot say, the rules and the order of events do:
 //!
@@ -50,6 +50,13 @@ pub enum KindNote {
         /// The kinds it may be.
         choices: Vec<Role>,
     },
+    /// A capture whose victim's square never read empty (the capturer was set straight onto
+    /// it): only its origin emptied, and legal captures from there to several squares fit.
+    /// The move carries the first; later moves did not tell which it was.
+    CaptureOpen {
+        /// The squares it may have taken on.
+        targets: Vec<Square>,
+    },
 }
 
 /// A move the occupancy showed, final.
@@ -90,6 +97,9 @@ struct Assumed {
     color: Color,
     /// The time of the move that put it there.
     t: u64,
+    /// As a pawn it may have promoted since: what it moves like no longer tells what it
+    /// was put down as.
+    may_have_promoted: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -104,6 +114,12 @@ struct Watch {
     since_open: Vec<Square>,
     /// The last snapshot.
     last: Option<u64>,
+    /// The open move is one of a [`KindNote::CaptureOpen`]'s captures, set by
+    /// [`World::force_open`]: a match naming them all does not take its place.
+    forced: bool,
+    /// The open move is a capture whose victim's square never read empty: the squares it
+    /// may take on (the hand may still lift the victim from one of them).
+    direct: Vec<Square>,
     /// Squares empty at the last final move that have been seen occupied since.
     appeared: u64,
     /// The squares the moves taken as open since the last final move cover (files, then
@@ -133,9 +149,11 @@ fn union(a: Option<[u8; 4]>, b: Option<[u8; 4]>) -> Option<[u8; 4]> {
     }
 }
 
-/// The occupancy inference of a table.
+/// One reading of a table's occupancy: the game as one chain of decisions explains it.
+/// [`OccupancyInference`] keeps several when a capture could have taken on more than one
+/// square.
 #[derive(Debug, Clone)]
-pub struct OccupancyInference {
+struct World {
     game: BughouseGame,
     rules: Ruleset,
     watch: ByBoard<Watch>,
@@ -146,6 +164,33 @@ pub struct OccupancyInference {
     /// Boards whose occupancy two readings explain: nothing more is decided there until
     /// the arbiter says (why, for people).
     stalled: ByBoard<Option<String>>,
+    /// A capture of several possible targets became final: its board, its time and the
+    /// targets other than the one taken (the caller plays each in a world of its own).
+    fork: Option<(BoardId, u64, Vec<Square>)>,
+}
+
+/// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
+/// blocked by `occupied`; a pawn's capture diagonal, its push straight on).
+fn shape_fits(
+    role: Role,
+    color: Color,
+    from: Square,
+    to: Square,
+    occupied: Bitboard,
+    capture: bool,
+) -> bool {
+    if role != Role::Pawn {
+        return crate::rules::attacks(role, color, from, occupied).contains(to);
+    }
+    if capture {
+        return crate::rules::pawn_attacks(color, from).contains(to);
+    }
+    let step: i8 = if color == Color::White { 1 } else { -1 };
+    let (f, r) = (from.file().index(), from.rank().index() as i8);
+    let start = if color == Color::White { 1 } else { 6 };
+    to.file().index() == f
+        && (to.rank().index() as i8 == r + step
+            || (r == start && to.rank().index() as i8 == r + 2 * step))
 }
 
 /// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
@@ -167,29 +212,23 @@ fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     pos.board().occupied().0
 }
 
-impl OccupancyInference {
-    /// Both boards in the start position.
-    #[must_use]
-    pub fn new(rules: Ruleset) -> Self {
-        OccupancyInference::from_game(BughouseGame::new(rules), rules)
-    }
-
+impl World {
     /// From a game in progress (a set-up position, a restart).
-    #[must_use]
-    pub fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
-        OccupancyInference {
+    fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
+        World {
             game,
             rules,
             watch: ByBoard::default(),
             resolved: Vec::new(),
             unsure: ByBoard::default(),
             stalled: ByBoard::default(),
+            fork: None,
         }
     }
 
     /// The game as decided so far (open moves not included).
     #[must_use]
-    pub fn game(&self) -> &BughouseGame {
+    fn game(&self) -> &BughouseGame {
         &self.game
     }
 
@@ -200,12 +239,12 @@ impl OccupancyInference {
     /// Why `board` is stalled, when it is: two readings explain what it shows, so nothing
     /// more is decided there (the arbiter must enter the moves).
     #[must_use]
-    pub fn stalled(&self, board: BoardId) -> Option<&str> {
+    fn stalled(&self, board: BoardId) -> Option<&str> {
         self.stalled[board].as_deref()
     }
 
     /// Kinds settled by later moves since the last call.
-    pub fn take_resolutions(&mut self) -> Vec<Resolution> {
+    fn take_resolutions(&mut self) -> Vec<Resolution> {
         std::mem::take(&mut self.resolved)
     }
 
@@ -213,6 +252,9 @@ impl OccupancyInference {
     /// piece whose kind is open is flagged when another of its kinds also explains the board.
     fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches_in(&self.game, board, occ)?;
+        if matches!(note, KindNote::CaptureOpen { .. }) {
+            return Some((mv, note));
+        }
         let Some(from) = mv.from() else {
             return Some((mv, note));
         };
@@ -261,7 +303,7 @@ impl OccupancyInference {
         Some(game)
     }
 
-    /// As [`OccupancyInference::matches`], in `game`.
+    /// As [`World::matches`], in `game`.
     fn matches_in(
         &self,
         game: &BughouseGame,
@@ -271,7 +313,7 @@ impl OccupancyInference {
         self.matches_lifted(game, board, occ, &self.watch[board].lifted)
     }
 
-    /// As [`OccupancyInference::matches_in`], with the squares seen emptied given.
+    /// As [`World::matches_in`], with the squares seen emptied given.
     fn matches_lifted(
         &self,
         game: &BughouseGame,
@@ -286,12 +328,23 @@ impl OccupancyInference {
             .into_iter()
             .filter(|m| occupancy_after(game, board, m) == occ)
             .filter(|m| match m {
-                // The victim's square must have been seen empty (lifted, then taken).
+                // The victim's square must have been seen empty (lifted, then taken), or
+                // the capturer set straight onto it: then its origin is the only square
+                // seen empty since the last move, nothing was put down since (a piece put
+                // down and lifted again is a move under way), and its kind is known (a piece
+                // of open kind landing where only another kind goes would read as its
+                // capture).
                 Move::Normal {
                     capture: Some(_),
+                    from,
                     to,
                     ..
-                } => lifted.contains(to),
+                } => {
+                    lifted.contains(to)
+                        || (lifted.iter().all(|s| s == from)
+                            && self.watch[board].appeared == 0
+                            && !self.watch[board].assumed.iter().any(|a| a.sq == *from))
+                }
                 _ => true,
             })
             .collect();
@@ -361,6 +414,31 @@ impl OccupancyInference {
             let _ = base;
             return Some((Move::Drop { piece, to }, note));
         }
+        // A capture whose victim never read empty: the capturer was set straight onto it,
+        // so only its origin emptied. Every legal capture from there fits.
+        let direct = matches!(first, Move::Normal { capture: Some(_), to, .. } if !lifted.contains(&to));
+        if direct {
+            let mut targets: Vec<Square> = fits.iter().map(Move::to).collect();
+            targets.sort();
+            targets.dedup();
+            if targets.len() > 1 {
+                let on_first: Vec<Move> = fits
+                    .iter()
+                    .copied()
+                    .filter(|m| m.to() == targets[0])
+                    .collect();
+                let (mv, _) = self.settle(&on_first, lifted);
+                return Some((mv, KindNote::CaptureOpen { targets }));
+            }
+        }
+        Some(self.settle(&fits, lifted))
+    }
+
+    /// One move of `fits` (all from one square, same occupancy), with its note: the
+    /// ruleset's promotion piece, flagged, when they are promotions; the victim lifted last
+    /// when they capture on several lifted squares.
+    fn settle(&self, fits: &[Move], lifted: &[Square]) -> (Move, KindNote) {
+        let first = fits[0];
         let promotions: Vec<Role> = fits
             .iter()
             .filter_map(|m| match m {
@@ -385,7 +463,7 @@ impl OccupancyInference {
             let mut choices = promotions;
             choices.sort();
             choices.dedup();
-            return Some((mv, KindNote::PromotionAssumed { choices }));
+            return (mv, KindNote::PromotionAssumed { choices });
         }
         // Several captures from one square to several lifted squares: the victim is the one
         // lifted last (an earlier lift belongs to a move given up).
@@ -397,7 +475,7 @@ impl OccupancyInference {
                 _ => 0,
             })
             .unwrap_or(first);
-        Some((mv, KindNote::Exact))
+        (mv, KindNote::Exact)
     }
 
     /// Whether `board` shows changes that neither its position nor its open move explain
@@ -415,7 +493,18 @@ impl OccupancyInference {
     }
 
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
-        let (mv, note, t) = self.watch[board].open.take()?;
+        let (mut mv, mut note, t) = self.watch[board].open.take()?;
+        self.watch[board].forced = false;
+        self.watch[board].direct.clear();
+        if let KindNote::CaptureOpen { targets } = &note
+            && let Some(from) = mv.from()
+            && let Some((m, n)) = self.capture_to(board, from, mv.to())
+        {
+            // This reading takes the first target; each other one is a reading of its own.
+            let others: Vec<Square> = targets.iter().copied().filter(|&s| s != m.to()).collect();
+            self.fork = Some((board, t, others));
+            (mv, note) = (m, n);
+        }
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
@@ -445,9 +534,11 @@ impl OccupancyInference {
         }
         let w = &mut self.watch[board];
         if let Some(from) = from {
+            let last_rank = matches!(to.rank().index(), 0 | 7);
             for a in &mut w.assumed {
                 if a.sq == from {
                     a.sq = to;
+                    a.may_have_promoted |= last_rank && a.choices.contains(&Role::Pawn);
                 }
             }
         }
@@ -464,6 +555,7 @@ impl OccupancyInference {
                     dropped: true,
                     color: piece.color,
                     t,
+                    may_have_promoted: false,
                 });
             }
             (
@@ -480,6 +572,7 @@ impl OccupancyInference {
                     dropped: false,
                     color: mover,
                     t,
+                    may_have_promoted: false,
                 });
             }
             _ => {}
@@ -512,30 +605,42 @@ impl OccupancyInference {
         {
             return None;
         }
-        let roles: Vec<Role> = found.iter().map(|f| f.1).collect();
         let (_, role, game, m, note) = found.swap_remove(0);
         self.game = game;
-        if roles.len() == 1 {
+        // Only the shape of the piece's own move settles its kind: what the other pieces'
+        // placeholder kinds allow (a pin, a check, a block) may be wrong themselves.
+        let a = &self.watch[board].assumed[i];
+        let own = m.from() == Some(a.sq);
+        let occupied = Bitboard(self.base(board));
+        let fits: Vec<Role> = a
+            .choices
+            .iter()
+            .copied()
+            .filter(|&r| shape_fits(r, a.color, a.sq, m.to(), occupied, m.is_capture()))
+            .collect();
+        if own && fits == [role] {
             let a = self.watch[board].assumed.remove(i);
-            self.resolved.push(Resolution {
-                board,
-                t: a.t,
-                role,
-            });
+            if !a.may_have_promoted {
+                self.resolved.push(Resolution {
+                    board,
+                    t: a.t,
+                    role,
+                });
+            }
             return Some((m, note));
         }
         let a = &mut self.watch[board].assumed[i];
-        a.choices = roles.clone();
         a.role = role;
-        if m.from() == Some(a.sq) {
-            return Some((m, KindNote::PieceOpen { choices: roles }));
+        if own && fits.contains(&role) {
+            a.choices = fits.clone();
+            return Some((m, KindNote::PieceOpen { choices: fits }));
         }
         Some((m, note))
     }
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
     /// that became final.
-    pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
+    fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
         if self.stalled[board].is_some() {
             return out;
@@ -600,6 +705,8 @@ impl OccupancyInference {
             }
             // Lifted and put back: no move.
             self.watch[board].open = None;
+            self.watch[board].forced = false;
+            self.watch[board].direct.clear();
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
             self.watch[board].lifted.clear();
@@ -611,6 +718,10 @@ impl OccupancyInference {
             return out;
         }
         if self.watch[board].open.is_some() {
+            if !self.watch[board].direct.is_empty() {
+                self.after_direct(board, t, occ, &mut out);
+                return out;
+            }
             // Only the next move explains it: the open one is final.
             out.extend(self.commit(board));
             self.after_commit(board, t, occ, &mut out);
@@ -620,7 +731,48 @@ impl OccupancyInference {
         out
     }
 
-    /// [`OccupancyInference::matches`], kept only when what the board showed since the last
+    /// The open move is a capture shown only by its origin emptying, and the board now
+    /// shows what no move from the same position explains. When the change is the
+    /// opponent lifting a piece of his (nothing put down), the capture was made: the
+    /// opponent is moving. Anything put down may be the capturer landing where its
+    /// placeholder kind cannot go, or a drop after the capture: occupancy cannot tell, so
+    /// the capture is not taken and the board is matched as if it had not been seen.
+    fn after_direct(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
+        let base = self.base(board);
+        let pos = self.game.board(board);
+        let mover = pos.turn();
+        let from_bit = self.watch[board].open.as_ref().and_then(|(m, _, _)| m.from()).map_or(0, |s| 1u64 << s.index());
+        let targets = self.watch[board]
+            .direct
+            .iter()
+            .fold(0u64, |b, s| b | 1u64 << s.index());
+        let lifted_now = base & !occ & !from_bit & !targets;
+        let moving = Bitboard(from_bit)
+            .into_iter()
+            .next()
+            .and_then(|f| pos.board().piece_at(f).map(|p| (f, p.role)));
+        // A piece the lifted one could take by its shape may be its victim (a capture the
+        // placeholder kind of another piece makes look illegal): not the opponent's move.
+        let opponent_lifts = occ & !base == 0
+            && lifted_now != 0
+            && Bitboard(lifted_now).into_iter().all(|s| {
+                pos.board().piece_at(s).is_some_and(|p| p.color != mover)
+                    && moving.is_some_and(|(f, role)| {
+                        !shape_fits(role, mover, f, s, Bitboard(occ), true)
+                    })
+            });
+        if opponent_lifts {
+            out.extend(self.commit(board));
+            self.after_commit(board, t, occ, out);
+            return;
+        }
+        self.watch[board].open = None;
+        self.watch[board].direct.clear();
+        self.watch[board].forced = false;
+        self.last_resort(board, t, occ, out);
+    }
+
+    /// [`World::matches`], kept only when what the board showed since the last
     /// final move fits it: a square that was empty then, filled since and empty again must
     /// lie where the moving piece passed (a slide). Anything else (a piece put down and
     /// taken away elsewhere) means more happened than one move: the board stalls.
@@ -656,9 +808,30 @@ impl OccupancyInference {
 
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
         let w = &mut self.watch[board];
-        if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
-            w.since_open.clear();
+        if w.forced
+            && matches!(note, KindNote::CaptureOpen { .. })
+            && w.open.as_ref().is_some_and(|(m, _, _)| m.from() == mv.from())
+        {
+            // This reading has taken one of these captures already.
+            return;
         }
+        // What was emptied before this snapshot is not the landing square left again.
+        w.since_open.clear();
+        if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
+            w.forced = false;
+        }
+        w.direct = match (&note, mv) {
+            (KindNote::CaptureOpen { targets }, _) => targets.clone(),
+            (
+                _,
+                Move::Normal {
+                    capture: Some(_),
+                    to,
+                    ..
+                },
+            ) if !w.lifted.contains(&to) => vec![to],
+            _ => Vec::new(),
+        };
         w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
     }
@@ -672,6 +845,11 @@ impl OccupancyInference {
             return true;
         };
         if w.since_open.contains(&to) {
+            return true;
+        }
+        if !w.direct.is_empty() && new.from() == Some(from) {
+            // A capture the board showed only by its origin emptying: the piece may have
+            // been in the hand all along, and lands now.
             return true;
         }
         match *new {
@@ -718,7 +896,11 @@ impl OccupancyInference {
     }
 
     /// Makes `board`'s open move final if it captures (its piece goes to a hand).
+    /// A capture whose victim never read empty is not: the piece may still be in the hand.
     fn commit_capture(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        if !self.watch[board].direct.is_empty() {
+            return None;
+        }
         let captures = self.watch[board].open.as_ref().is_some_and(|(m, _, _)| {
             matches!(
                 m,
@@ -735,6 +917,22 @@ impl OccupancyInference {
     /// (a slide resting on its way), or the king lifted after a rook move castling would
     /// explain.
     fn continues(&self, board: BoardId, open: &Move, occ: u64) -> bool {
+        let w = &self.watch[board];
+        if !w.direct.is_empty()
+            && let Some(from) = open.from()
+        {
+            // A capture shown only by its origin emptying: the hand lifting one of the
+            // victims it may take is still the mover's.
+            let base = self.base(board);
+            let gone = base & !occ;
+            let allowed = w
+                .direct
+                .iter()
+                .fold(1u64 << from.index(), |b, s| b | 1u64 << s.index());
+            if occ & !base == 0 && gone & (1u64 << from.index()) != 0 && gone & !allowed == 0 {
+                return true;
+            }
+        }
         let after = occupancy_after(&self.game, board, open);
         let Move::Normal { role, from, to, .. } = *open else {
             return false;
@@ -751,8 +949,70 @@ impl OccupancyInference {
             && occ == after & !(1u64 << king.index())
     }
 
+    /// The legal capture from `from` to `to` on `board`, with its note (a promotion's piece
+    /// flagged).
+    fn capture_to(&self, board: BoardId, from: Square, to: Square) -> Option<(Move, KindNote)> {
+        let fits: Vec<Move> = self
+            .game
+            .board(board)
+            .legal_moves()
+            .into_iter()
+            .filter(|m| m.is_capture() && m.from() == Some(from) && m.to() == to)
+            .collect();
+        if fits.is_empty() {
+            return None;
+        }
+        Some(self.settle(&fits, &[to]))
+    }
+
+    /// What `board` shows that neither its position nor its open move explains: the squares
+    /// emptied and the squares filled since the last final move (none while it is stalled:
+    /// that is said already).
+    fn waiting(&self, board: BoardId) -> Option<(Vec<Square>, Vec<Square>)> {
+        if self.stalled[board].is_some() || !self.unsettled(&self.game, board) {
+            return None;
+        }
+        let last = self.watch[board].last?;
+        let base = self.base(board);
+        Some((
+            Bitboard(base & !last).into_iter().collect(),
+            Bitboard(last & !base).into_iter().collect(),
+        ))
+    }
+
+    /// Whether a board's open move is a capture of several possible targets.
+    fn fork_open(&self) -> bool {
+        BoardId::ALL.into_iter().any(|b| {
+            matches!(
+                self.watch[b].open,
+                Some((_, KindNote::CaptureOpen { .. }, _))
+            )
+        })
+    }
+
+    /// The capture of several possible targets that became final in the last call, if one.
+    fn take_fork(&mut self) -> Option<(BoardId, u64, Vec<Square>)> {
+        self.fork.take()
+    }
+
+    /// Takes the open capture of `board` as the one to `target` (a reading of its own).
+    fn force_open(&mut self, board: BoardId, target: Square) -> bool {
+        let Some((mv, _, t)) = self.watch[board].open.clone() else {
+            return false;
+        };
+        let Some(from) = mv.from() else {
+            return false;
+        };
+        let Some((m, n)) = self.capture_to(board, from, target) else {
+            return false;
+        };
+        self.watch[board].open = Some((m, n, t));
+        self.watch[board].forced = true;
+        true
+    }
+
     /// The end of the input: open moves become final.
-    pub fn finish(&mut self) -> Vec<OccupancyMove> {
+    fn finish(&mut self) -> Vec<OccupancyMove> {
         let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
             .into_iter()
             .filter_map(|b| self.commit(b))
@@ -763,13 +1023,15 @@ impl OccupancyInference {
 
     /// The side to move on `board`.
     #[must_use]
-    pub fn turn(&self, board: BoardId) -> Color {
+    fn turn(&self, board: BoardId) -> Color {
         self.game.board(board).turn()
     }
 }
 
 mod feed;
-pub use feed::OccupancyFeed;
+mod worlds;
+pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
+pub use worlds::OccupancyInference;
 
 #[cfg(test)]
 mod tests;

@@ -272,3 +272,66 @@ fn a_capture_on_one_board_supplies_a_drop_on_the_other() {
         KindNote::Exact
     )));
 }
+
+#[test]
+fn a_capturer_set_straight_onto_its_only_victim_is_that_capture() {
+    // Only f3 reads empty: the knight was set onto e5, its only capture, and the victim
+    // pushed off. The reply makes it final.
+    let bfen = "4k3/8/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3");
+    h.mv(A, "e8", "d8");
+    let got = h.done();
+    assert_eq!(
+        got,
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
+        ]
+    );
+    // The same lift followed by the knight landing on an empty square: a quiet move.
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").put(A, "g5").mv(A, "e8", "d8");
+    assert_eq!(
+        h.done()[0],
+        (A, normal(Role::Knight, "f3", "g5", None), KindNote::Exact)
+    );
+}
+
+#[test]
+fn a_capture_of_several_possible_victims_waits_for_the_moves_that_tell() {
+    // The knight on f3 may have been set onto e5 or g5. Black then pushes g5: only the
+    // capture on e5 leaves a black pawn there.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3");
+    h.mv(A, "g5", "g4").mv(A, "e1", "d1");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, normal(Role::Pawn, "g5", "g4", None), KindNote::Exact),
+            (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
+        ]
+    );
+    // Nothing tells: the capture is flagged with both squares, nothing after it is taken.
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3");
+    h.mv(A, "e8", "d8");
+    let got = h.done();
+    assert_eq!(
+        got[0].2,
+        KindNote::CaptureOpen {
+            targets: vec![sq("e5"), sq("g5")]
+        },
+        "{got:?}"
+    );
+}
