@@ -29,7 +29,6 @@ struct Tally {
     exact: usize,
     flagged_promotions: usize,
     open_pieces: usize,
-    open_captures: usize,
     settled: usize,
     drops: usize,
     undetermined_drops: usize,
@@ -40,7 +39,7 @@ struct Tally {
 impl Tally {
     fn line(&self, what: &str) -> String {
         format!(
-            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact ({} of them kinds settled later by a correction), {} promotions flagged, {} moves of a piece of open kind, {} captures of open target, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
+            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact ({} of them kinds settled later by a correction), {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
             self.boards,
             self.exact_boards,
             100.0 * self.exact_boards as f64 / self.boards.max(1) as f64,
@@ -50,7 +49,6 @@ impl Tally {
             self.settled,
             self.flagged_promotions,
             self.open_pieces,
-            self.open_captures,
             self.wrong.len(),
             self.drops,
             self.undetermined_drops,
@@ -100,17 +98,6 @@ fn judge(got: &OccupancyMove, want: &Move, tally: &mut Tally) -> bool {
             };
             let ok = squares(&mv) == squares(&want);
             tally.open_pieces += usize::from(ok);
-            ok
-        }
-        (
-            KindNote::CaptureOpen { targets },
-            Move::Normal { from, .. },
-            Move::Normal {
-                from: f2, to: t2, ..
-            },
-        ) => {
-            let ok = from == f2 && targets.contains(&t2);
-            tally.open_captures += usize::from(ok);
             ok
         }
         (

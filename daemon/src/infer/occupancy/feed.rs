@@ -89,12 +89,7 @@ impl OccupancyFeed {
     /// the piece inference with their times, and the alerts. A move is handed on at the time
     /// the board first showed it (it became final later, when the next move began), so the
     /// piece inference sees the moves as far apart as they were made.
-    pub fn feed(
-        &mut self,
-        board: BoardId,
-        t: u64,
-        occupied: u64,
-    ) -> (Vec<Handed>, Vec<Inference>) {
+    pub fn feed(&mut self, board: BoardId, t: u64, occupied: u64) -> (Vec<Handed>, Vec<Inference>) {
         let mut events = Vec::new();
         if !self.started[board] {
             self.started[board] = true;
@@ -346,18 +341,6 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
             "board {b}: the move to {} may be made by a {}",
             mv.to(),
             names(choices)
-        )),
-        (KindNote::CaptureOpen { targets }, mv) => Some(format!(
-            "board {b}: the piece from {} was set straight onto a piece it took, on {}: the \
-             board senses only occupancy and later moves did not tell (recorded as the capture \
-             on {} until the arbiter says)",
-            mv.from().map_or_else(String::new, |s| s.to_string()),
-            targets
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(" or "),
-            mv.to()
         )),
     }
 }

@@ -7,7 +7,7 @@
 //! board after it is occupied exactly as the snapshot says. Like the clockless inference the
 //! last match stays **open** (a slid piece resting on its way, a rook moved before its king
 //! castles): it is replaced by a later match from the same position, and becomes final when
-//! the board shows something only the next move explains, or at [`World::finish`].
+//! the board shows something only the next move explains, or at [`OccupancyInference::finish`].
 //!
 //! What occupancy cannot say, the rules and the order of events do:
 //!
@@ -49,13 +49,6 @@ pub enum KindNote {
     PieceOpen {
         /// The kinds it may be.
         choices: Vec<Role>,
-    },
-    /// A capture whose victim's square never read empty (the capturer was set straight onto
-    /// it): only its origin emptied, and legal captures from there to several squares fit.
-    /// The move carries the first; later moves did not tell which it was.
-    CaptureOpen {
-        /// The squares it may have taken on.
-        targets: Vec<Square>,
     },
 }
 
@@ -114,12 +107,6 @@ struct Watch {
     since_open: Vec<Square>,
     /// The last snapshot.
     last: Option<u64>,
-    /// The open move is one of a [`KindNote::CaptureOpen`]'s captures, set by
-    /// [`World::force_open`]: a match naming them all does not take its place.
-    forced: bool,
-    /// The open move is a capture whose victim's square never read empty: the squares it
-    /// may take on (the hand may still lift the victim from one of them).
-    direct: Vec<Square>,
     /// Squares empty at the last final move that have been seen occupied since.
     appeared: u64,
     /// The squares the moves taken as open since the last final move cover (files, then
@@ -149,11 +136,9 @@ fn union(a: Option<[u8; 4]>, b: Option<[u8; 4]>) -> Option<[u8; 4]> {
     }
 }
 
-/// One reading of a table's occupancy: the game as one chain of decisions explains it.
-/// [`OccupancyInference`] keeps several when a capture could have taken on more than one
-/// square.
+/// The occupancy inference of a table.
 #[derive(Debug, Clone)]
-struct World {
+pub struct OccupancyInference {
     game: BughouseGame,
     rules: Ruleset,
     watch: ByBoard<Watch>,
@@ -164,9 +149,6 @@ struct World {
     /// Boards whose occupancy two readings explain: nothing more is decided there until
     /// the arbiter says (why, for people).
     stalled: ByBoard<Option<String>>,
-    /// A capture of several possible targets became final: its board, its time and the
-    /// targets other than the one taken (the caller plays each in a world of its own).
-    fork: Option<(BoardId, u64, Vec<Square>)>,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -212,23 +194,29 @@ fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     pos.board().occupied().0
 }
 
-impl World {
+impl OccupancyInference {
+    /// Both boards in the start position.
+    #[must_use]
+    pub fn new(rules: Ruleset) -> Self {
+        OccupancyInference::from_game(BughouseGame::new(rules), rules)
+    }
+
     /// From a game in progress (a set-up position, a restart).
-    fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
-        World {
+    #[must_use]
+    pub fn from_game(game: BughouseGame, rules: Ruleset) -> Self {
+        OccupancyInference {
             game,
             rules,
             watch: ByBoard::default(),
             resolved: Vec::new(),
             unsure: ByBoard::default(),
             stalled: ByBoard::default(),
-            fork: None,
         }
     }
 
     /// The game as decided so far (open moves not included).
     #[must_use]
-    fn game(&self) -> &BughouseGame {
+    pub fn game(&self) -> &BughouseGame {
         &self.game
     }
 
@@ -239,12 +227,12 @@ impl World {
     /// Why `board` is stalled, when it is: two readings explain what it shows, so nothing
     /// more is decided there (the arbiter must enter the moves).
     #[must_use]
-    fn stalled(&self, board: BoardId) -> Option<&str> {
+    pub fn stalled(&self, board: BoardId) -> Option<&str> {
         self.stalled[board].as_deref()
     }
 
     /// Kinds settled by later moves since the last call.
-    fn take_resolutions(&mut self) -> Vec<Resolution> {
+    pub fn take_resolutions(&mut self) -> Vec<Resolution> {
         std::mem::take(&mut self.resolved)
     }
 
@@ -252,9 +240,6 @@ impl World {
     /// piece whose kind is open is flagged when another of its kinds also explains the board.
     fn matches(&self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches_in(&self.game, board, occ)?;
-        if matches!(note, KindNote::CaptureOpen { .. }) {
-            return Some((mv, note));
-        }
         let Some(from) = mv.from() else {
             return Some((mv, note));
         };
@@ -303,7 +288,7 @@ impl World {
         Some(game)
     }
 
-    /// As [`World::matches`], in `game`.
+    /// As [`OccupancyInference::matches`], in `game`.
     fn matches_in(
         &self,
         game: &BughouseGame,
@@ -313,7 +298,7 @@ impl World {
         self.matches_lifted(game, board, occ, &self.watch[board].lifted)
     }
 
-    /// As [`World::matches_in`], with the squares seen emptied given.
+    /// As [`OccupancyInference::matches_in`], with the squares seen emptied given.
     fn matches_lifted(
         &self,
         game: &BughouseGame,
@@ -328,23 +313,12 @@ impl World {
             .into_iter()
             .filter(|m| occupancy_after(game, board, m) == occ)
             .filter(|m| match m {
-                // The victim's square must have been seen empty (lifted, then taken), or
-                // the capturer set straight onto it: then its origin is the only square
-                // seen empty since the last move, nothing was put down since (a piece put
-                // down and lifted again is a move under way), and its kind is known (a piece
-                // of open kind landing where only another kind goes would read as its
-                // capture).
+                // The victim's square must have been seen empty (lifted, then taken).
                 Move::Normal {
                     capture: Some(_),
-                    from,
                     to,
                     ..
-                } => {
-                    lifted.contains(to)
-                        || (lifted.iter().all(|s| s == from)
-                            && self.watch[board].appeared == 0
-                            && !self.watch[board].assumed.iter().any(|a| a.sq == *from))
-                }
+                } => lifted.contains(to),
                 _ => true,
             })
             .collect();
@@ -414,31 +388,6 @@ impl World {
             let _ = base;
             return Some((Move::Drop { piece, to }, note));
         }
-        // A capture whose victim never read empty: the capturer was set straight onto it,
-        // so only its origin emptied. Every legal capture from there fits.
-        let direct = matches!(first, Move::Normal { capture: Some(_), to, .. } if !lifted.contains(&to));
-        if direct {
-            let mut targets: Vec<Square> = fits.iter().map(Move::to).collect();
-            targets.sort();
-            targets.dedup();
-            if targets.len() > 1 {
-                let on_first: Vec<Move> = fits
-                    .iter()
-                    .copied()
-                    .filter(|m| m.to() == targets[0])
-                    .collect();
-                let (mv, _) = self.settle(&on_first, lifted);
-                return Some((mv, KindNote::CaptureOpen { targets }));
-            }
-        }
-        Some(self.settle(&fits, lifted))
-    }
-
-    /// One move of `fits` (all from one square, same occupancy), with its note: the
-    /// ruleset's promotion piece, flagged, when they are promotions; the victim lifted last
-    /// when they capture on several lifted squares.
-    fn settle(&self, fits: &[Move], lifted: &[Square]) -> (Move, KindNote) {
-        let first = fits[0];
         let promotions: Vec<Role> = fits
             .iter()
             .filter_map(|m| match m {
@@ -463,7 +412,7 @@ impl World {
             let mut choices = promotions;
             choices.sort();
             choices.dedup();
-            return (mv, KindNote::PromotionAssumed { choices });
+            return Some((mv, KindNote::PromotionAssumed { choices }));
         }
         // Several captures from one square to several lifted squares: the victim is the one
         // lifted last (an earlier lift belongs to a move given up).
@@ -475,7 +424,7 @@ impl World {
                 _ => 0,
             })
             .unwrap_or(first);
-        (mv, KindNote::Exact)
+        Some((mv, KindNote::Exact))
     }
 
     /// Whether `board` shows changes that neither its position nor its open move explain
@@ -493,18 +442,7 @@ impl World {
     }
 
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
-        let (mut mv, mut note, t) = self.watch[board].open.take()?;
-        self.watch[board].forced = false;
-        self.watch[board].direct.clear();
-        if let KindNote::CaptureOpen { targets } = &note
-            && let Some(from) = mv.from()
-            && let Some((m, n)) = self.capture_to(board, from, mv.to())
-        {
-            // This reading takes the first target; each other one is a reading of its own.
-            let others: Vec<Square> = targets.iter().copied().filter(|&s| s != m.to()).collect();
-            self.fork = Some((board, t, others));
-            (mv, note) = (m, n);
-        }
+        let (mv, note, t) = self.watch[board].open.take()?;
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
@@ -515,10 +453,10 @@ impl World {
 
     /// Keeps track of the pieces whose kind is open: where they go, whether they are taken.
     fn follow(&mut self, board: BoardId, mv: &Move, note: &KindNote, t: u64) {
+        // What an undetermined drop or a captured piece of open kind left open in a hand
+        // stays open for good: an emptied hand may have emptied of other kinds than the
+        // placeholders it gave, so it says nothing about the kinds it holds later.
         let mover = self.game.board(board).turn().other();
-        if self.game.board(board).pockets()[mover].is_empty() {
-            self.unsure[board][mover].clear();
-        }
         let w = &mut self.watch[board];
         let (from, to) = match *mv {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (Some(from), to),
@@ -640,7 +578,7 @@ impl World {
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
     /// that became final.
-    fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
+    pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
         if self.stalled[board].is_some() {
             return out;
@@ -705,8 +643,6 @@ impl World {
             }
             // Lifted and put back: no move.
             self.watch[board].open = None;
-            self.watch[board].forced = false;
-            self.watch[board].direct.clear();
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
             self.watch[board].lifted.clear();
@@ -718,10 +654,6 @@ impl World {
             return out;
         }
         if self.watch[board].open.is_some() {
-            if !self.watch[board].direct.is_empty() {
-                self.after_direct(board, t, occ, &mut out);
-                return out;
-            }
             // Only the next move explains it: the open one is final.
             out.extend(self.commit(board));
             self.after_commit(board, t, occ, &mut out);
@@ -731,48 +663,7 @@ impl World {
         out
     }
 
-    /// The open move is a capture shown only by its origin emptying, and the board now
-    /// shows what no move from the same position explains. When the change is the
-    /// opponent lifting a piece of his (nothing put down), the capture was made: the
-    /// opponent is moving. Anything put down may be the capturer landing where its
-    /// placeholder kind cannot go, or a drop after the capture: occupancy cannot tell, so
-    /// the capture is not taken and the board is matched as if it had not been seen.
-    fn after_direct(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
-        let base = self.base(board);
-        let pos = self.game.board(board);
-        let mover = pos.turn();
-        let from_bit = self.watch[board].open.as_ref().and_then(|(m, _, _)| m.from()).map_or(0, |s| 1u64 << s.index());
-        let targets = self.watch[board]
-            .direct
-            .iter()
-            .fold(0u64, |b, s| b | 1u64 << s.index());
-        let lifted_now = base & !occ & !from_bit & !targets;
-        let moving = Bitboard(from_bit)
-            .into_iter()
-            .next()
-            .and_then(|f| pos.board().piece_at(f).map(|p| (f, p.role)));
-        // A piece the lifted one could take by its shape may be its victim (a capture the
-        // placeholder kind of another piece makes look illegal): not the opponent's move.
-        let opponent_lifts = occ & !base == 0
-            && lifted_now != 0
-            && Bitboard(lifted_now).into_iter().all(|s| {
-                pos.board().piece_at(s).is_some_and(|p| p.color != mover)
-                    && moving.is_some_and(|(f, role)| {
-                        !shape_fits(role, mover, f, s, Bitboard(occ), true)
-                    })
-            });
-        if opponent_lifts {
-            out.extend(self.commit(board));
-            self.after_commit(board, t, occ, out);
-            return;
-        }
-        self.watch[board].open = None;
-        self.watch[board].direct.clear();
-        self.watch[board].forced = false;
-        self.last_resort(board, t, occ, out);
-    }
-
-    /// [`World::matches`], kept only when what the board showed since the last
+    /// [`OccupancyInference::matches`], kept only when what the board showed since the last
     /// final move fits it: a square that was empty then, filled since and empty again must
     /// lie where the moving piece passed (a slide). Anything else (a piece put down and
     /// taken away elsewhere) means more happened than one move: the board stalls.
@@ -808,30 +699,9 @@ impl World {
 
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
         let w = &mut self.watch[board];
-        if w.forced
-            && matches!(note, KindNote::CaptureOpen { .. })
-            && w.open.as_ref().is_some_and(|(m, _, _)| m.from() == mv.from())
-        {
-            // This reading has taken one of these captures already.
-            return;
-        }
-        // What was emptied before this snapshot is not the landing square left again.
-        w.since_open.clear();
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
-            w.forced = false;
+            w.since_open.clear();
         }
-        w.direct = match (&note, mv) {
-            (KindNote::CaptureOpen { targets }, _) => targets.clone(),
-            (
-                _,
-                Move::Normal {
-                    capture: Some(_),
-                    to,
-                    ..
-                },
-            ) if !w.lifted.contains(&to) => vec![to],
-            _ => Vec::new(),
-        };
         w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
     }
@@ -845,11 +715,6 @@ impl World {
             return true;
         };
         if w.since_open.contains(&to) {
-            return true;
-        }
-        if !w.direct.is_empty() && new.from() == Some(from) {
-            // A capture the board showed only by its origin emptying: the piece may have
-            // been in the hand all along, and lands now.
             return true;
         }
         match *new {
@@ -896,11 +761,7 @@ impl World {
     }
 
     /// Makes `board`'s open move final if it captures (its piece goes to a hand).
-    /// A capture whose victim never read empty is not: the piece may still be in the hand.
     fn commit_capture(&mut self, board: BoardId) -> Option<OccupancyMove> {
-        if !self.watch[board].direct.is_empty() {
-            return None;
-        }
         let captures = self.watch[board].open.as_ref().is_some_and(|(m, _, _)| {
             matches!(
                 m,
@@ -917,22 +778,6 @@ impl World {
     /// (a slide resting on its way), or the king lifted after a rook move castling would
     /// explain.
     fn continues(&self, board: BoardId, open: &Move, occ: u64) -> bool {
-        let w = &self.watch[board];
-        if !w.direct.is_empty()
-            && let Some(from) = open.from()
-        {
-            // A capture shown only by its origin emptying: the hand lifting one of the
-            // victims it may take is still the mover's.
-            let base = self.base(board);
-            let gone = base & !occ;
-            let allowed = w
-                .direct
-                .iter()
-                .fold(1u64 << from.index(), |b, s| b | 1u64 << s.index());
-            if occ & !base == 0 && gone & (1u64 << from.index()) != 0 && gone & !allowed == 0 {
-                return true;
-            }
-        }
         let after = occupancy_after(&self.game, board, open);
         let Move::Normal { role, from, to, .. } = *open else {
             return false;
@@ -949,26 +794,11 @@ impl World {
             && occ == after & !(1u64 << king.index())
     }
 
-    /// The legal capture from `from` to `to` on `board`, with its note (a promotion's piece
-    /// flagged).
-    fn capture_to(&self, board: BoardId, from: Square, to: Square) -> Option<(Move, KindNote)> {
-        let fits: Vec<Move> = self
-            .game
-            .board(board)
-            .legal_moves()
-            .into_iter()
-            .filter(|m| m.is_capture() && m.from() == Some(from) && m.to() == to)
-            .collect();
-        if fits.is_empty() {
-            return None;
-        }
-        Some(self.settle(&fits, &[to]))
-    }
-
     /// What `board` shows that neither its position nor its open move explains: the squares
     /// emptied and the squares filled since the last final move (none while it is stalled:
     /// that is said already).
-    fn waiting(&self, board: BoardId) -> Option<(Vec<Square>, Vec<Square>)> {
+    #[must_use]
+    pub fn waiting(&self, board: BoardId) -> Option<(Vec<Square>, Vec<Square>)> {
         if self.stalled[board].is_some() || !self.unsettled(&self.game, board) {
             return None;
         }
@@ -980,39 +810,8 @@ impl World {
         ))
     }
 
-    /// Whether a board's open move is a capture of several possible targets.
-    fn fork_open(&self) -> bool {
-        BoardId::ALL.into_iter().any(|b| {
-            matches!(
-                self.watch[b].open,
-                Some((_, KindNote::CaptureOpen { .. }, _))
-            )
-        })
-    }
-
-    /// The capture of several possible targets that became final in the last call, if one.
-    fn take_fork(&mut self) -> Option<(BoardId, u64, Vec<Square>)> {
-        self.fork.take()
-    }
-
-    /// Takes the open capture of `board` as the one to `target` (a reading of its own).
-    fn force_open(&mut self, board: BoardId, target: Square) -> bool {
-        let Some((mv, _, t)) = self.watch[board].open.clone() else {
-            return false;
-        };
-        let Some(from) = mv.from() else {
-            return false;
-        };
-        let Some((m, n)) = self.capture_to(board, from, target) else {
-            return false;
-        };
-        self.watch[board].open = Some((m, n, t));
-        self.watch[board].forced = true;
-        true
-    }
-
     /// The end of the input: open moves become final.
-    fn finish(&mut self) -> Vec<OccupancyMove> {
+    pub fn finish(&mut self) -> Vec<OccupancyMove> {
         let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
             .into_iter()
             .filter_map(|b| self.commit(b))
@@ -1023,15 +822,13 @@ impl World {
 
     /// The side to move on `board`.
     #[must_use]
-    fn turn(&self, board: BoardId) -> Color {
+    pub fn turn(&self, board: BoardId) -> Color {
         self.game.board(board).turn()
     }
 }
 
 mod feed;
-mod worlds;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
-pub use worlds::OccupancyInference;
 
 #[cfg(test)]
 mod tests;
