@@ -254,8 +254,18 @@ impl OccupancyInference {
                 kinds.push(role);
             }
         }
+        // What the other pieces' placeholder kinds allow may be wrong: every kind whose
+        // shape makes the move is named too.
+        let occupied = Bitboard(self.base(board));
+        kinds.extend(
+            a.choices
+                .iter()
+                .copied()
+                .filter(|&r| shape_fits(r, a.color, from, mv.to(), occupied, mv.is_capture())),
+        );
+        kinds.sort();
+        kinds.dedup();
         if kinds.len() > 1 {
-            kinds.sort();
             return Some((mv, KindNote::PieceOpen { choices: kinds }));
         }
         Some((mv, note))
@@ -572,6 +582,24 @@ impl OccupancyInference {
         if own && fits.contains(&role) {
             a.choices = fits.clone();
             return Some((m, KindNote::PieceOpen { choices: fits }));
+        }
+        // The move is another piece's: when its kind is open too, every kind whose shape
+        // makes the move is named.
+        if let Some(from) = m.from()
+            && let Some(b) = self.watch[board].assumed.iter().find(|b| b.sq == from)
+        {
+            let mut kinds: Vec<Role> = b
+                .choices
+                .iter()
+                .copied()
+                .filter(|&r| shape_fits(r, b.color, from, m.to(), occupied, m.is_capture()))
+                .collect();
+            kinds.push(b.role);
+            kinds.sort();
+            kinds.dedup();
+            if kinds.len() > 1 {
+                return Some((m, KindNote::PieceOpen { choices: kinds }));
+            }
         }
         Some((m, note))
     }
