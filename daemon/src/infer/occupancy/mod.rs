@@ -112,6 +112,8 @@ struct Watch {
     /// The squares the moves taken as open since the last final move cover (files, then
     /// ranks, lowest and highest): where a sliding piece may have passed.
     span: Option<[u8; 4]>,
+    /// The most squares occupied at the last final move that were empty at once since.
+    most_gone: u32,
 }
 
 /// The rectangle of files and ranks between a move's squares.
@@ -457,6 +459,8 @@ impl OccupancyInference {
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
         self.watch[board].span = None;
+        self.watch[board].most_gone =
+            (self.base(board) & !self.watch[board].last.unwrap_or(0)).count_ones();
         self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
     }
@@ -623,6 +627,8 @@ impl OccupancyInference {
             }
         }
         self.watch[board].appeared |= occ & !base;
+        let gone = (base & !occ).count_ones();
+        self.watch[board].most_gone = self.watch[board].most_gone.max(gone);
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
@@ -669,10 +675,17 @@ impl OccupancyInference {
                 ));
                 return out;
             }
+            if self.watch[board].most_gone >= 2 {
+                self.stalled[board] = Some(format!(
+                    "board {board}: two pieces were lifted at once and the board is back as it was: a capture and a drop where the capturer stood, or both pieces put back; the board cannot tell"
+                ));
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
+            self.watch[board].most_gone = 0;
             self.watch[board].lifted.clear();
             return out;
         }
