@@ -114,7 +114,13 @@ struct Watch {
     span: Option<[u8; 4]>,
     /// The most squares occupied at the last final move that were empty at once since.
     most_gone: u32,
+    /// When the board last changed (ms).
+    changed_at: u64,
 }
+
+/// How long a board showing only one piece lifted must stay so before the piece is taken
+/// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
+const HELD_MS: u64 = 1_500;
 
 /// The rectangle of files and ranks between a move's squares.
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
@@ -612,6 +618,10 @@ impl OccupancyInference {
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
+        for b in [board.other(), board] {
+            out.extend(self.judge_held(b, t));
+        }
+        self.watch[board].changed_at = t;
         if self.stalled[board].is_some() {
             return out;
         }
@@ -704,6 +714,86 @@ impl OccupancyInference {
         out
     }
 
+    /// A board that has shown only one piece lifted since its last final move, for
+    /// [`HELD_MS`] and more, is judged: a hand moving a piece puts it down sooner, so the
+    /// piece was set straight onto a piece it took (the victim pushed off: its square never
+    /// read empty). Exactly one legal capture from there: that is the move. Several, or a
+    /// piece whose kind is open: the board cannot tell, and stalls.
+    fn judge_held(&mut self, board: BoardId, t: u64) -> Option<OccupancyMove> {
+        let w = &self.watch[board];
+        if self.stalled[board].is_some() || w.open.is_some() || t < w.changed_at + HELD_MS {
+            return None;
+        }
+        let last = w.last?;
+        let base = self.base(board);
+        let gone = base & !last;
+        if last & !base != 0 || gone.count_ones() != 1 || w.appeared != 0 || w.lifted.len() != 1 {
+            return None;
+        }
+        let from = Bitboard(gone).into_iter().next()?;
+        let pos = self.game.board(board);
+        if pos
+            .board()
+            .piece_at(from)
+            .is_none_or(|p| p.color != pos.turn())
+        {
+            return None;
+        }
+        let captures: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| {
+                m.from() == Some(from)
+                    && matches!(
+                        m,
+                        Move::Normal {
+                            capture: Some(_),
+                            ..
+                        }
+                    )
+            })
+            .collect();
+        let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
+        targets.sort();
+        targets.dedup();
+        let open_kind = w.assumed.iter().any(|a| a.sq == from);
+        if targets.is_empty() && !open_kind {
+            // A piece with nothing to take, held: the hand is still at work.
+            return None;
+        }
+        if targets.len() != 1 || open_kind {
+            let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
+            let which = if names.is_empty() {
+                "its kind is open".to_owned()
+            } else {
+                names.join(" or ")
+            };
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and not put down: set straight onto a piece it took ({which}), the board cannot tell which"
+            ));
+            return None;
+        }
+        let mut promotions: Vec<Role> = captures.iter().filter_map(Move::promotion).collect();
+        let mv = captures
+            .iter()
+            .copied()
+            .find(|m| {
+                m.promotion()
+                    .is_none_or(|p| Some(p) == self.rules.promotion_pieces.iter().next())
+            })
+            .unwrap_or(captures[0]);
+        let note = if promotions.len() > 1 {
+            promotions.sort();
+            KindNote::PromotionAssumed {
+                choices: promotions,
+            }
+        } else {
+            KindNote::Exact
+        };
+        self.watch[board].open = Some((mv, note, self.watch[board].changed_at));
+        self.commit(board)
+    }
+
     /// [`OccupancyInference::matches`], kept only when what the board showed since the last
     /// final move fits it: a square that was empty then, filled since and empty again must
     /// lie where the moving piece passed (a slide). Anything else (a piece put down and
@@ -753,7 +843,9 @@ impl OccupancyInference {
     fn may_replace(&self, board: BoardId, open: &Move, new: &Move) -> bool {
         let w = &self.watch[board];
         let (Some(from), to) = (open.from(), open_to(open)) else {
-            return true;
+            // A drop: a piece lifted after it landed is the next move's (a capture's victim
+            // or capturer), not a piece that went where the dropped one stands.
+            return new.from().is_none_or(|f| !w.since_open.contains(&f));
         };
         if w.since_open.contains(&to) {
             return true;
