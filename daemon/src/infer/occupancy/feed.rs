@@ -106,7 +106,20 @@ impl OccupancyFeed {
         let moves = self.inf.feed(board, t, occupied);
         let mut alerts = Vec::new();
         self.hand_on(&moves, t, &mut events, &mut alerts);
-        alerts.extend(self.tick(t));
+        let (more, said) = self.tick(t);
+        events.extend(more);
+        alerts.extend(said);
+        (events, alerts)
+    }
+
+    /// Time passes (`t`): a piece lifted and held still long enough is judged (see
+    /// [`OccupancyInference::tick`]) and its move handed on; a board that stalled is said
+    /// once; a board still for [`STILL_WAIT_MS`] showing what no move explains is alerted,
+    /// once until it changes to something explained.
+    pub fn tick(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
+        let moves = self.inf.tick(t);
+        let (mut events, mut alerts) = (Vec::new(), Vec::new());
+        self.hand_on(&moves, t, &mut events, &mut alerts);
         for b in BoardId::ALL {
             if !self.stall_told[b]
                 && let Some(why) = self.inf.stalled(b)
@@ -120,13 +133,6 @@ impl OccupancyFeed {
                 ));
             }
         }
-        (events, alerts)
-    }
-
-    /// Time passes (`t`): a board still for [`STILL_WAIT_MS`] showing what no move explains
-    /// is alerted, once until it changes to something explained.
-    pub fn tick(&mut self, t: u64) -> Vec<Inference> {
-        let mut alerts = Vec::new();
         for b in BoardId::ALL {
             let Some((emptied, filled)) = self.inf.waiting(b) else {
                 self.wait_told[b] = false;
@@ -158,7 +164,7 @@ impl OccupancyFeed {
                 ),
             ));
         }
-        alerts
+        (events, alerts)
     }
 
     /// The end of the input: the moves still open become final.

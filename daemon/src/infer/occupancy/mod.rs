@@ -943,6 +943,15 @@ impl OccupancyInference {
         ))
     }
 
+    /// Time passes (`t`): a piece lifted and held still long enough is judged (see
+    /// `judge_held`). Returns the moves that became final.
+    pub fn tick(&mut self, t: u64) -> Vec<OccupancyMove> {
+        BoardId::ALL
+            .into_iter()
+            .filter_map(|b| self.judge_held(b, t))
+            .collect()
+    }
+
     /// The end of the input: open moves become final.
     pub fn finish(&mut self) -> Vec<OccupancyMove> {
         let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]

@@ -391,3 +391,27 @@ fn a_board_still_showing_what_no_move_explains_is_alerted_once() {
     assert!(stalled(&out).is_empty(), "{out:#?}");
     assert_eq!(m.record().len(), 2);
 }
+
+#[test]
+fn a_piece_held_still_after_its_lift_is_its_only_capture() {
+    use crate::infer::{AlertCode, Inference};
+    // Only f3 reads empty, and stays so: the knight was set onto e5 (its only capture),
+    // the pawn pushed off. Time alone makes it a move, and nothing is alerted.
+    let bfen = "4k3/8/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
+    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(sans, ["Nxe5"], "{out:#?}");
+    assert!(
+        !out.iter()
+            .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled)),
+        "{out:#?}"
+    );
+    // Two captures possible: the board cannot tell, and says so.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
+    assert!(m.record().is_empty());
+    assert!(
+        out.iter().any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled && a.detail.contains("e5 or g5"))),
+        "{out:#?}"
+    );
+}
