@@ -3,7 +3,9 @@
 //! is exact, or flagged with the truth among its choices (a promotion's piece, a drop's kind
 //! the hand and the square cannot tell, a move of a piece whose kind is still open); a board
 //! that stops (stalled for the arbiter, or a move never recognised) is short, not wrong;
-//! anything else is wrong. Printed per profile: complete boards, moves by kind of verdict,
+//! anything else is wrong. A kind settled by a later move corrects the move it settles (as
+//! the daemon publishes a correction), which then counts as exact only if the settled kind
+//! is the truth. Printed per profile: complete boards, moves by kind of verdict,
 //! the first wrong moves, and the share of drops that need the arbiter.
 //!
 //! `cargo test` runs a sample (12 random games per profile, every legal real game of the

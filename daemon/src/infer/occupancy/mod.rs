@@ -12,7 +12,10 @@
 //! What occupancy cannot say, the rules and the order of events do:
 //!
 //! * **captures**: the victim's square is occupied before and after, so the capture's target
-//!   must be a square seen empty since the last move (the order of lifts tells the victim);
+//!   must be a square seen empty since the last move (the order of lifts tells the victim).
+//!   A capturer set straight onto its victim shows only its origin emptying: a board still
+//!   so for `HELD_MS` (1.5 s) is judged (a hand moving a piece puts it down sooner), and the one
+//!   legal capture from there is the move; several, and the board stalls;
 //! * **castling** and **en passant** are the only moves with their occupancy;
 //! * **promotions**: every promotion piece gives the same occupancy: the ruleset's first
 //!   promotion piece (the queen) is taken and the move is flagged
@@ -21,7 +24,9 @@
 //!   only one kind may stand on that square (no pawn on a back rank); otherwise the drop is
 //!   recorded with its kind **undetermined** ([`KindNote::DropUndetermined`], with the kinds
 //!   it may be), never guessed. The game goes on with the first of them as a placeholder so
-//!   that later moves can be matched; the record must say the kind is undetermined.
+//!   that later moves can be matched; the record must say the kind is undetermined. A move
+//!   of such a piece names every kind whose shape makes it, and settles the kind
+//!   ([`Resolution`]) only when one kind alone has that shape.
 //!
 //! Pure: no I/O, times passed in.
 
