@@ -3,7 +3,9 @@
 //! is exact, or flagged with the truth among its choices (a promotion's piece, a drop's kind
 //! the hand and the square cannot tell, a move of a piece whose kind is still open); a board
 //! that stops (stalled for the arbiter, or a move never recognised) is short, not wrong;
-//! anything else is wrong. Printed per profile: complete boards, moves by kind of verdict,
+//! anything else is wrong. A kind settled by a later move corrects the move it settles (as
+//! the daemon publishes a correction), which then counts as exact only if the settled kind
+//! is the truth. Printed per profile: complete boards, moves by kind of verdict,
 //! the first wrong moves, and the share of drops that need the arbiter.
 //!
 //! `cargo test` runs a sample (12 random games per profile, every legal real game of the
@@ -29,6 +31,7 @@ struct Tally {
     exact: usize,
     flagged_promotions: usize,
     open_pieces: usize,
+    settled: usize,
     drops: usize,
     undetermined_drops: usize,
     short: usize,
@@ -38,13 +41,14 @@ struct Tally {
 impl Tally {
     fn line(&self, what: &str) -> String {
         format!(
-            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact, {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
+            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact ({} of them kinds settled later by a correction), {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
             self.boards,
             self.exact_boards,
             100.0 * self.exact_boards as f64 / self.boards.max(1) as f64,
             self.short,
             self.moves,
             self.exact,
+            self.settled,
             self.flagged_promotions,
             self.open_pieces,
             self.wrong.len(),
@@ -136,6 +140,7 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
     let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
+    let mut settled = Vec::new();
     for (t, ev) in &trace {
         let (board, now) = match ev {
             SensorEvent::Snapshot { board, placement } => (*board, placement.occupied().0),
@@ -170,9 +175,11 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
                 }
             }
             decided.extend(d);
+            settle(&mut inf, &mut decided, &mut settled, debug);
         }
     }
     decided.extend(inf.finish());
+    settle(&mut inf, &mut decided, &mut settled, debug);
     if debug {
         for (i, m) in game.moves.iter().enumerate() {
             println!("truth {i} {} {:?}", m.board, m.mv);
@@ -194,7 +201,12 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
         let mut ok = true;
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             tally.moves += 1;
-            if !judge(g, w, tally) {
+            let exact_before = tally.exact;
+            let right = judge(g, w, tally);
+            if right && tally.exact > exact_before && settled.contains(&(g.board, g.t)) {
+                tally.settled += 1;
+            }
+            if !right {
                 tally.wrong.push(format!(
                     "{name} seed {seed} ({profile}) board {b} ply {i}: got {:?} ({:?}), want {w:?}",
                     g.mv, g.note
@@ -215,6 +227,54 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
             ok = false;
         }
         tally.exact_boards += usize::from(ok);
+    }
+}
+
+/// Kinds settled by later moves correct the moves decided (as the daemon publishes a
+/// correction): the move takes its kind and is exact.
+fn settle(
+    inf: &mut OccupancyInference,
+    decided: &mut [OccupancyMove],
+    settled: &mut Vec<(BoardId, u64)>,
+    debug: bool,
+) {
+    for r in inf.take_resolutions() {
+        let Some(m) = decided
+            .iter_mut()
+            .rev()
+            .find(|m| m.board == r.board && m.t == r.t)
+        else {
+            continue;
+        };
+        let mv = match m.mv {
+            Move::Drop { piece, to } => Move::Drop {
+                piece: bugbridge::rules::Piece {
+                    color: piece.color,
+                    role: r.role,
+                },
+                to,
+            },
+            Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion: Some(_),
+            } => Move::Normal {
+                role,
+                from,
+                capture,
+                to,
+                promotion: Some(r.role),
+            },
+            _ => continue,
+        };
+        if debug {
+            println!("    settled {} {:?} -> {mv:?}", m.board, m.mv);
+        }
+        m.mv = mv;
+        m.note = KindNote::Exact;
+        settled.push((m.board, m.t));
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::infer::occupancy::OccupancyFeed;
+use crate::infer::occupancy::{Handed, OccupancyFeed};
 use crate::infer::{
     AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
 };
@@ -220,14 +220,11 @@ impl Match {
     fn occupancy_out(
         &mut self,
         t: u64,
-        events: Vec<(u64, SensorEvent)>,
+        events: Vec<Handed>,
         alerts: Vec<Inference>,
         wall_ms: u64,
     ) -> Vec<Inference> {
-        let mut out = Vec::new();
-        for (at, ev) in &events {
-            out.extend(self.feed(*at, ev, wall_ms));
-        }
+        let mut out = self.hand_over(&events, wall_ms);
         // Timers that ran out between the move and now.
         out.extend(self.tick(t));
         self.absorb(&alerts);
@@ -235,10 +232,36 @@ impl Match {
         out
     }
 
+    /// Feeds what the occupancy feed handed on to the piece inference.
+    fn hand_over(&mut self, events: &[Handed], wall_ms: u64) -> Vec<Inference> {
+        let mut out = Vec::new();
+        for h in events {
+            match h {
+                Handed::Event(at, ev) => out.extend(self.feed(*at, ev, wall_ms)),
+                Handed::Settled { t, board, ply, mv } => {
+                    // The moves handed on before it are final in the record first.
+                    let ticked = self.inferrer.tick(*t);
+                    self.absorb(&ticked);
+                    out.extend(ticked);
+                    let settled = self.inferrer.settle_kind(*t, *board, *ply, *mv);
+                    self.absorb(&settled);
+                    out.extend(settled);
+                }
+            }
+        }
+        out
+    }
+
     /// Lets the inference's timers run to trace time `t`.
     pub fn tick(&mut self, t: u64) -> Vec<Inference> {
-        let out = self.inferrer.tick(t);
-        self.absorb(&out);
+        // An occupancy-only board's piece held still long enough is a move now.
+        let (events, alerts) = self.occupancy.tick(t);
+        let mut out = self.hand_over(&events, t);
+        let ticked = self.inferrer.tick(t);
+        self.absorb(&ticked);
+        out.extend(ticked);
+        self.absorb(&alerts);
+        out.extend(alerts);
         out
     }
 

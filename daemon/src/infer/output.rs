@@ -189,6 +189,9 @@ pub enum CorrectionKind {
     /// A bridged link gap was another sequence of plies, as the presses and moves that
     /// followed showed.
     GapSettled,
+    /// An occupancy-only board's drop recorded with a placeholder kind was another kind,
+    /// as a later move of the piece showed (it moved as only that kind can).
+    KindSettled,
 }
 
 /// An earlier record entry was changed; the game was re-played from there.

@@ -119,6 +119,36 @@ impl Inferrer {
         self.replace_entry(t, index, mv, CorrectionKind::Promotion, out);
     }
 
+    /// The `ply`th move of `board` in the record (0: its first) was `mv`: a drop's or a
+    /// promotion's kind an occupancy-only board left open, settled by a later move of the
+    /// piece. Corrected when that entry is the same squares and a drop or a promotion.
+    pub fn settle_kind(&mut self, t: u64, board: BoardId, ply: usize, mv: Move) -> Vec<Inference> {
+        let mut out = Vec::new();
+        let Some(index) = self
+            .record
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.board == board)
+            .nth(ply)
+            .map(|(i, _)| i)
+        else {
+            return out;
+        };
+        let e = &self.record[index];
+        if e.mv == mv || e.mv.from() != mv.from() || e.mv.to() != mv.to() {
+            return out;
+        }
+        let kind = if mv.is_drop() {
+            CorrectionKind::KindSettled
+        } else if mv.promotion().is_some() && e.mv.promotion().is_some() {
+            CorrectionKind::Promotion
+        } else {
+            return out;
+        };
+        self.replace_entry(t, index, mv, kind, &mut out);
+        out
+    }
+
     /// Replaces record entry `index` by `mv` and re-plays the game from the start.
     pub(crate) fn replace_entry(
         &mut self,

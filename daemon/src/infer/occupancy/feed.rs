@@ -6,13 +6,38 @@
 //! board. What occupancy cannot tell is said, never hidden: a promotion's piece and a drop's
 //! kind taken from several choices are one `kind-undetermined` alert each (the choices in
 //! its detail), and a board whose occupancy two readings explain stops with one
-//! `occupancy-stalled` alert.
+//! `occupancy-stalled` alert; so does, once, a board that has been still for
+//! [`STILL_WAIT_MS`] showing what no move explains. A kind settled later (a dropped piece that
+//! then moves as only a knight can) is a [`Handed::Settled`]: the record entry is corrected.
 
 use crate::rules::{BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
 
 use super::super::event::SensorEvent;
 use super::super::output::{Alert, AlertCode, Inference};
-use super::{KindNote, OccupancyInference, OccupancyMove};
+use super::{KindNote, OccupancyInference, OccupancyMove, Resolution};
+
+/// How long a board must be still, showing what no move explains, before the arbiter hears
+/// of it (ms): long enough for a hand holding a piece while its player thinks.
+pub const STILL_WAIT_MS: u64 = 8_000;
+
+/// What the feed hands on to the piece inference, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handed {
+    /// A sensor reading at its time.
+    Event(u64, SensorEvent),
+    /// A move handed on earlier with a placeholder kind was `mv`: later moves settled it.
+    /// `ply` counts the board's moves handed on before it (0: its first).
+    Settled {
+        /// When it was settled (ms).
+        t: u64,
+        /// The board.
+        board: BoardId,
+        /// Which of the board's moves.
+        ply: usize,
+        /// The move it was.
+        mv: Move,
+    },
+}
 
 /// The occupancy inference of a table, turned into sensor events and alerts.
 #[derive(Debug, Clone)]
@@ -31,6 +56,13 @@ pub struct OccupancyFeed {
     /// sooner would be taken as part of the one before (a drop where the last move began
     /// would read as that piece put back).
     next_free: ByBoard<u64>,
+    /// The game the moves handed on start from, and the moves (board, move, time of the
+    /// occupancy move), to play them again when a kind is settled.
+    start: BughouseGame,
+    handed: Vec<(BoardId, Move, u64)>,
+    /// When each board last changed, and whether its wait was said.
+    changed: ByBoard<u64>,
+    wait_told: ByBoard<bool>,
 }
 
 impl OccupancyFeed {
@@ -40,7 +72,11 @@ impl OccupancyFeed {
     pub fn new(start: BughouseGame, rules: Ruleset, commit_ms: u64) -> Self {
         OccupancyFeed {
             inf: OccupancyInference::from_game(start.clone(), rules),
-            shown: start,
+            shown: start.clone(),
+            start,
+            handed: Vec::new(),
+            changed: ByBoard::default(),
+            wait_told: ByBoard::default(),
             started: ByBoard::default(),
             stall_told: ByBoard::default(),
             last_t: 0,
@@ -53,17 +89,12 @@ impl OccupancyFeed {
     /// the piece inference with their times, and the alerts. A move is handed on at the time
     /// the board first showed it (it became final later, when the next move began), so the
     /// piece inference sees the moves as far apart as they were made.
-    pub fn feed(
-        &mut self,
-        board: BoardId,
-        t: u64,
-        occupied: u64,
-    ) -> (Vec<(u64, SensorEvent)>, Vec<Inference>) {
+    pub fn feed(&mut self, board: BoardId, t: u64, occupied: u64) -> (Vec<Handed>, Vec<Inference>) {
         let mut events = Vec::new();
         if !self.started[board] {
             self.started[board] = true;
             self.last_t = self.last_t.max(t);
-            events.push((
+            events.push(Handed::Event(
                 self.last_t,
                 SensorEvent::Snapshot {
                     board,
@@ -71,8 +102,23 @@ impl OccupancyFeed {
                 },
             ));
         }
+        self.changed[board] = t;
         let moves = self.inf.feed(board, t, occupied);
         let mut alerts = Vec::new();
+        self.hand_on(&moves, t, &mut events, &mut alerts);
+        let (more, said) = self.tick(t);
+        events.extend(more);
+        alerts.extend(said);
+        (events, alerts)
+    }
+
+    /// Time passes (`t`): a piece lifted and held still long enough is judged (see
+    /// [`OccupancyInference::tick`]) and its move handed on; a board that stalled is said
+    /// once; a board still for [`STILL_WAIT_MS`] showing what no move explains is alerted,
+    /// once until it changes to something explained.
+    pub fn tick(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
+        let moves = self.inf.tick(t);
+        let (mut events, mut alerts) = (Vec::new(), Vec::new());
         self.hand_on(&moves, t, &mut events, &mut alerts);
         for b in BoardId::ALL {
             if !self.stall_told[b]
@@ -87,11 +133,42 @@ impl OccupancyFeed {
                 ));
             }
         }
+        for b in BoardId::ALL {
+            let Some((emptied, filled)) = self.inf.waiting(b) else {
+                self.wait_told[b] = false;
+                continue;
+            };
+            if self.wait_told[b] || t < self.changed[b] + STILL_WAIT_MS {
+                continue;
+            }
+            self.wait_told[b] = true;
+            let list = |v: &[Square]| {
+                if v.is_empty() {
+                    "none".to_owned()
+                } else {
+                    v.iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            alerts.push(alert(
+                t,
+                b,
+                AlertCode::OccupancyStalled,
+                format!(
+                    "board {b}: still for {} s showing what no move explains (emptied: {}; filled: {}); its moves are taken again once it shows one, or the arbiter enters them",
+                    STILL_WAIT_MS / 1000,
+                    list(&emptied),
+                    list(&filled)
+                ),
+            ));
+        }
         (events, alerts)
     }
 
     /// The end of the input: the moves still open become final.
-    pub fn finish(&mut self, t: u64) -> (Vec<(u64, SensorEvent)>, Vec<Inference>) {
+    pub fn finish(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
         let moves = self.inf.finish();
         let (mut events, mut alerts) = (Vec::new(), Vec::new());
         self.hand_on(&moves, t, &mut events, &mut alerts);
@@ -102,19 +179,24 @@ impl OccupancyFeed {
         &mut self,
         moves: &[OccupancyMove],
         t: u64,
-        events: &mut Vec<(u64, SensorEvent)>,
+        events: &mut Vec<Handed>,
         alerts: &mut Vec<Inference>,
     ) {
-        for m in moves {
+        let mut moves = moves.to_vec();
+        for r in self.inf.take_resolutions() {
+            self.settle(r, t, &mut moves, events);
+        }
+        for m in &moves {
             self.last_t = self.last_t.max(m.t).max(self.next_free[m.board]);
             let at = self.last_t;
             self.next_free[m.board] = at + self.commit_ms + 1;
             let before = *self.shown.board(m.board).board();
             self.shown.play(m.board, &m.mv, m.t);
+            self.handed.push((m.board, m.mv, m.t));
             let after = *self.shown.board(m.board).board();
             for sq in Square::ALL {
                 if before.piece_at(sq).is_some() && after.piece_at(sq).is_none() {
-                    events.push((
+                    events.push(Handed::Event(
                         at,
                         SensorEvent::Square {
                             board: m.board,
@@ -127,7 +209,7 @@ impl OccupancyFeed {
             for sq in Square::ALL {
                 let now = after.piece_at(sq);
                 if now.is_some() && now != before.piece_at(sq) {
-                    events.push((
+                    events.push(Handed::Event(
                         at,
                         SensorEvent::Square {
                             board: m.board,
@@ -141,6 +223,82 @@ impl OccupancyFeed {
                 alerts.push(alert(t, m.board, AlertCode::KindUndetermined, detail));
             }
         }
+    }
+}
+
+impl OccupancyFeed {
+    /// A kind settled: the move still to be handed on is corrected in place; one handed
+    /// on is played again with its kind and corrected in the record.
+    fn settle(
+        &mut self,
+        r: Resolution,
+        t: u64,
+        pending: &mut [OccupancyMove],
+        events: &mut Vec<Handed>,
+    ) {
+        if let Some(m) = pending
+            .iter_mut()
+            .find(|m| m.board == r.board && m.t == r.t)
+        {
+            if let Some(mv) = with_role(&m.mv, r.role) {
+                m.mv = mv;
+                m.note = KindNote::Exact;
+            }
+            return;
+        }
+        let Some(i) = self
+            .handed
+            .iter()
+            .rposition(|(b, _, at)| *b == r.board && *at == r.t)
+        else {
+            return;
+        };
+        let Some(mv) = with_role(&self.handed[i].1, r.role) else {
+            return;
+        };
+        self.handed[i].1 = mv;
+        let ply = self.handed[..i]
+            .iter()
+            .filter(|(b, _, _)| *b == r.board)
+            .count();
+        let mut shown = self.start.clone();
+        for (b, m, at) in &self.handed {
+            shown.play(*b, m, *at);
+        }
+        self.shown = shown;
+        events.push(Handed::Settled {
+            t,
+            board: r.board,
+            ply,
+            mv,
+        });
+    }
+}
+
+/// `mv` (a drop or a promotion) with its kind `role`.
+fn with_role(mv: &Move, role: Role) -> Option<Move> {
+    match *mv {
+        Move::Drop { piece, to } => Some(Move::Drop {
+            piece: crate::rules::Piece {
+                color: piece.color,
+                role,
+            },
+            to,
+        }),
+        Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(_),
+        } => Some(Move::Normal {
+            role: r,
+            from,
+            capture,
+            to,
+            promotion: Some(role),
+        }),
+        _ => None,
     }
 }
 

@@ -12,7 +12,10 @@
 //! What occupancy cannot say, the rules and the order of events do:
 //!
 //! * **captures**: the victim's square is occupied before and after, so the capture's target
-//!   must be a square seen empty since the last move (the order of lifts tells the victim);
+//!   must be a square seen empty since the last move (the order of lifts tells the victim).
+//!   A capturer set straight onto its victim shows only its origin emptying: a board still
+//!   so for `HELD_MS` (1.5 s) is judged (a hand moving a piece puts it down sooner), and the one
+//!   legal capture from there is the move; several, and the board stalls;
 //! * **castling** and **en passant** are the only moves with their occupancy;
 //! * **promotions**: every promotion piece gives the same occupancy: the ruleset's first
 //!   promotion piece (the queen) is taken and the move is flagged
@@ -21,7 +24,9 @@
 //!   only one kind may stand on that square (no pawn on a back rank); otherwise the drop is
 //!   recorded with its kind **undetermined** ([`KindNote::DropUndetermined`], with the kinds
 //!   it may be), never guessed. The game goes on with the first of them as a placeholder so
-//!   that later moves can be matched; the record must say the kind is undetermined.
+//!   that later moves can be matched; the record must say the kind is undetermined. A move
+//!   of such a piece names every kind whose shape makes it, and settles the kind
+//!   ([`Resolution`]) only when one kind alone has that shape.
 //!
 //! Pure: no I/O, times passed in.
 
@@ -90,6 +95,9 @@ struct Assumed {
     color: Color,
     /// The time of the move that put it there.
     t: u64,
+    /// As a pawn it may have promoted since: what it moves like no longer tells what it
+    /// was put down as.
+    may_have_promoted: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -109,7 +117,15 @@ struct Watch {
     /// The squares the moves taken as open since the last final move cover (files, then
     /// ranks, lowest and highest): where a sliding piece may have passed.
     span: Option<[u8; 4]>,
+    /// The most squares occupied at the last final move that were empty at once since.
+    most_gone: u32,
+    /// When the board last changed (ms).
+    changed_at: u64,
 }
+
+/// How long a board showing only one piece lifted must stay so before the piece is taken
+/// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
+const HELD_MS: u64 = 1_500;
 
 /// The rectangle of files and ranks between a move's squares.
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
@@ -146,6 +162,30 @@ pub struct OccupancyInference {
     /// Boards whose occupancy two readings explain: nothing more is decided there until
     /// the arbiter says (why, for people).
     stalled: ByBoard<Option<String>>,
+}
+
+/// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
+/// blocked by `occupied`; a pawn's capture diagonal, its push straight on).
+fn shape_fits(
+    role: Role,
+    color: Color,
+    from: Square,
+    to: Square,
+    occupied: Bitboard,
+    capture: bool,
+) -> bool {
+    if role != Role::Pawn {
+        return crate::rules::attacks(role, color, from, occupied).contains(to);
+    }
+    if capture {
+        return crate::rules::pawn_attacks(color, from).contains(to);
+    }
+    let step: i8 = if color == Color::White { 1 } else { -1 };
+    let (f, r) = (from.file().index(), from.rank().index() as i8);
+    let start = if color == Color::White { 1 } else { 6 };
+    to.file().index() == f
+        && (to.rank().index() as i8 == r + step
+            || (r == start && to.rank().index() as i8 == r + 2 * step))
 }
 
 /// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
@@ -227,8 +267,18 @@ impl OccupancyInference {
                 kinds.push(role);
             }
         }
+        // What the other pieces' placeholder kinds allow may be wrong: every kind whose
+        // shape makes the move is named too.
+        let occupied = Bitboard(self.base(board));
+        kinds.extend(
+            a.choices
+                .iter()
+                .copied()
+                .filter(|&r| shape_fits(r, a.color, from, mv.to(), occupied, mv.is_capture())),
+        );
+        kinds.sort();
+        kinds.dedup();
         if kinds.len() > 1 {
-            kinds.sort();
             return Some((mv, KindNote::PieceOpen { choices: kinds }));
         }
         Some((mv, note))
@@ -420,16 +470,18 @@ impl OccupancyInference {
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
         self.watch[board].span = None;
+        self.watch[board].most_gone =
+            (self.base(board) & !self.watch[board].last.unwrap_or(0)).count_ones();
         self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
     }
 
     /// Keeps track of the pieces whose kind is open: where they go, whether they are taken.
     fn follow(&mut self, board: BoardId, mv: &Move, note: &KindNote, t: u64) {
+        // What an undetermined drop or a captured piece of open kind left open in a hand
+        // stays open for good: an emptied hand may have emptied of other kinds than the
+        // placeholders it gave, so it says nothing about the kinds it holds later.
         let mover = self.game.board(board).turn().other();
-        if self.game.board(board).pockets()[mover].is_empty() {
-            self.unsure[board][mover].clear();
-        }
         let w = &mut self.watch[board];
         let (from, to) = match *mv {
             Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (Some(from), to),
@@ -445,9 +497,11 @@ impl OccupancyInference {
         }
         let w = &mut self.watch[board];
         if let Some(from) = from {
+            let last_rank = matches!(to.rank().index(), 0 | 7);
             for a in &mut w.assumed {
                 if a.sq == from {
                     a.sq = to;
+                    a.may_have_promoted |= last_rank && a.choices.contains(&Role::Pawn);
                 }
             }
         }
@@ -464,6 +518,7 @@ impl OccupancyInference {
                     dropped: true,
                     color: piece.color,
                     t,
+                    may_have_promoted: false,
                 });
             }
             (
@@ -480,6 +535,7 @@ impl OccupancyInference {
                     dropped: false,
                     color: mover,
                     t,
+                    may_have_promoted: false,
                 });
             }
             _ => {}
@@ -512,23 +568,53 @@ impl OccupancyInference {
         {
             return None;
         }
-        let roles: Vec<Role> = found.iter().map(|f| f.1).collect();
         let (_, role, game, m, note) = found.swap_remove(0);
         self.game = game;
-        if roles.len() == 1 {
+        // Only the shape of the piece's own move settles its kind: what the other pieces'
+        // placeholder kinds allow (a pin, a check, a block) may be wrong themselves.
+        let a = &self.watch[board].assumed[i];
+        let own = m.from() == Some(a.sq);
+        let occupied = Bitboard(self.base(board));
+        let fits: Vec<Role> = a
+            .choices
+            .iter()
+            .copied()
+            .filter(|&r| shape_fits(r, a.color, a.sq, m.to(), occupied, m.is_capture()))
+            .collect();
+        if own && fits == [role] {
             let a = self.watch[board].assumed.remove(i);
-            self.resolved.push(Resolution {
-                board,
-                t: a.t,
-                role,
-            });
+            if !a.may_have_promoted {
+                self.resolved.push(Resolution {
+                    board,
+                    t: a.t,
+                    role,
+                });
+            }
             return Some((m, note));
         }
         let a = &mut self.watch[board].assumed[i];
-        a.choices = roles.clone();
         a.role = role;
-        if m.from() == Some(a.sq) {
-            return Some((m, KindNote::PieceOpen { choices: roles }));
+        if own && fits.contains(&role) {
+            a.choices = fits.clone();
+            return Some((m, KindNote::PieceOpen { choices: fits }));
+        }
+        // The move is another piece's: when its kind is open too, every kind whose shape
+        // makes the move is named.
+        if let Some(from) = m.from()
+            && let Some(b) = self.watch[board].assumed.iter().find(|b| b.sq == from)
+        {
+            let mut kinds: Vec<Role> = b
+                .choices
+                .iter()
+                .copied()
+                .filter(|&r| shape_fits(r, b.color, from, m.to(), occupied, m.is_capture()))
+                .collect();
+            kinds.push(b.role);
+            kinds.sort();
+            kinds.dedup();
+            if kinds.len() > 1 {
+                return Some((m, KindNote::PieceOpen { choices: kinds }));
+            }
         }
         Some((m, note))
     }
@@ -537,6 +623,10 @@ impl OccupancyInference {
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
+        for b in [board.other(), board] {
+            out.extend(self.judge_held(b, t));
+        }
+        self.watch[board].changed_at = t;
         if self.stalled[board].is_some() {
             return out;
         }
@@ -552,6 +642,8 @@ impl OccupancyInference {
             }
         }
         self.watch[board].appeared |= occ & !base;
+        let gone = (base & !occ).count_ones();
+        self.watch[board].most_gone = self.watch[board].most_gone.max(gone);
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
@@ -598,10 +690,17 @@ impl OccupancyInference {
                 ));
                 return out;
             }
+            if self.watch[board].most_gone >= 2 {
+                self.stalled[board] = Some(format!(
+                    "board {board}: two pieces were lifted at once and the board is back as it was: a capture and a drop where the capturer stood, or both pieces put back; the board cannot tell"
+                ));
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
+            self.watch[board].most_gone = 0;
             self.watch[board].lifted.clear();
             return out;
         }
@@ -618,6 +717,86 @@ impl OccupancyInference {
         }
         self.last_resort(board, t, occ, &mut out);
         out
+    }
+
+    /// A board that has shown only one piece lifted since its last final move, for
+    /// [`HELD_MS`] and more, is judged: a hand moving a piece puts it down sooner, so the
+    /// piece was set straight onto a piece it took (the victim pushed off: its square never
+    /// read empty). Exactly one legal capture from there: that is the move. Several, or a
+    /// piece whose kind is open: the board cannot tell, and stalls.
+    fn judge_held(&mut self, board: BoardId, t: u64) -> Option<OccupancyMove> {
+        let w = &self.watch[board];
+        if self.stalled[board].is_some() || w.open.is_some() || t < w.changed_at + HELD_MS {
+            return None;
+        }
+        let last = w.last?;
+        let base = self.base(board);
+        let gone = base & !last;
+        if last & !base != 0 || gone.count_ones() != 1 || w.appeared != 0 || w.lifted.len() != 1 {
+            return None;
+        }
+        let from = Bitboard(gone).into_iter().next()?;
+        let pos = self.game.board(board);
+        if pos
+            .board()
+            .piece_at(from)
+            .is_none_or(|p| p.color != pos.turn())
+        {
+            return None;
+        }
+        let captures: Vec<Move> = pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| {
+                m.from() == Some(from)
+                    && matches!(
+                        m,
+                        Move::Normal {
+                            capture: Some(_),
+                            ..
+                        }
+                    )
+            })
+            .collect();
+        let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
+        targets.sort();
+        targets.dedup();
+        let open_kind = w.assumed.iter().any(|a| a.sq == from);
+        if targets.is_empty() && !open_kind {
+            // A piece with nothing to take, held: the hand is still at work.
+            return None;
+        }
+        if targets.len() != 1 || open_kind {
+            let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
+            let which = if names.is_empty() {
+                "its kind is open".to_owned()
+            } else {
+                names.join(" or ")
+            };
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and not put down: set straight onto a piece it took ({which}), the board cannot tell which"
+            ));
+            return None;
+        }
+        let mut promotions: Vec<Role> = captures.iter().filter_map(Move::promotion).collect();
+        let mv = captures
+            .iter()
+            .copied()
+            .find(|m| {
+                m.promotion()
+                    .is_none_or(|p| Some(p) == self.rules.promotion_pieces.iter().next())
+            })
+            .unwrap_or(captures[0]);
+        let note = if promotions.len() > 1 {
+            promotions.sort();
+            KindNote::PromotionAssumed {
+                choices: promotions,
+            }
+        } else {
+            KindNote::Exact
+        };
+        self.watch[board].open = Some((mv, note, self.watch[board].changed_at));
+        self.commit(board)
     }
 
     /// [`OccupancyInference::matches`], kept only when what the board showed since the last
@@ -669,7 +848,9 @@ impl OccupancyInference {
     fn may_replace(&self, board: BoardId, open: &Move, new: &Move) -> bool {
         let w = &self.watch[board];
         let (Some(from), to) = (open.from(), open_to(open)) else {
-            return true;
+            // A drop: a piece lifted after it landed is the next move's (a capture's victim
+            // or capturer), not a piece that went where the dropped one stands.
+            return new.from().is_none_or(|f| !w.since_open.contains(&f));
         };
         if w.since_open.contains(&to) {
             return true;
@@ -751,6 +932,31 @@ impl OccupancyInference {
             && occ == after & !(1u64 << king.index())
     }
 
+    /// What `board` shows that neither its position nor its open move explains: the squares
+    /// emptied and the squares filled since the last final move (none while it is stalled:
+    /// that is said already).
+    #[must_use]
+    pub fn waiting(&self, board: BoardId) -> Option<(Vec<Square>, Vec<Square>)> {
+        if self.stalled[board].is_some() || !self.unsettled(&self.game, board) {
+            return None;
+        }
+        let last = self.watch[board].last?;
+        let base = self.base(board);
+        Some((
+            Bitboard(base & !last).into_iter().collect(),
+            Bitboard(last & !base).into_iter().collect(),
+        ))
+    }
+
+    /// Time passes (`t`): a piece lifted and held still long enough is judged (see
+    /// `judge_held`). Returns the moves that became final.
+    pub fn tick(&mut self, t: u64) -> Vec<OccupancyMove> {
+        BoardId::ALL
+            .into_iter()
+            .filter_map(|b| self.judge_held(b, t))
+            .collect()
+    }
+
     /// The end of the input: open moves become final.
     pub fn finish(&mut self) -> Vec<OccupancyMove> {
         let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
@@ -769,7 +975,7 @@ impl OccupancyInference {
 }
 
 mod feed;
-pub use feed::OccupancyFeed;
+pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
 
 #[cfg(test)]
 mod tests;

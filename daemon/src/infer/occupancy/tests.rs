@@ -272,3 +272,146 @@ fn a_capture_on_one_board_supplies_a_drop_on_the_other() {
         KindNote::Exact
     )));
 }
+
+/// A table of two Sentio boards in front of a whole match (the daemon's path): `bfen` the
+/// start, `steps` (board, square, occupied after) one snapshot each, 500 ms apart.
+fn sentio_match(
+    bfen: &str,
+    steps: &[(BoardId, &str, bool)],
+) -> (crate::game::Match, Vec<crate::infer::Inference>) {
+    use crate::infer::InferConfig;
+    use crate::sensor::Decoded;
+    let config = InferConfig {
+        clock: ByBoard { a: false, b: false },
+        ruleset: RulesetName::Fide.ruleset(),
+        ..InferConfig::default()
+    };
+    let mut m =
+        crate::game::Match::from_setup("t", Default::default(), config, bfen).expect("bfen");
+    let boards = parse_bfen(bfen, config.ruleset).expect("bfen");
+    let mut occ = ByBoard {
+        a: boards.a.position.board().occupied().0,
+        b: boards.b.position.board().occupied().0,
+    };
+    let mut out = Vec::new();
+    let mut t = 0;
+    for b in BoardId::ALL {
+        out.extend(m.feed_decoded(
+            t,
+            &Decoded::Occupancy {
+                board: b,
+                occupied: occ[b],
+            },
+            t,
+        ));
+    }
+    for &(b, s, on) in steps {
+        t += 500;
+        let bit = 1u64 << sq(s).index();
+        occ[b] = if on { occ[b] | bit } else { occ[b] & !bit };
+        out.extend(m.feed_decoded(
+            t,
+            &Decoded::Occupancy {
+                board: b,
+                occupied: occ[b],
+            },
+            t,
+        ));
+    }
+    out.extend(m.finish_occupancy(t + 500, t + 500));
+    out.extend(m.tick(t + 60_000));
+    (m, out)
+}
+
+#[test]
+fn a_drop_kind_settled_by_the_pieces_own_move_is_a_correction_of_the_record() {
+    use crate::infer::{CorrectionKind, Inference};
+    // White holds a bishop and a rook: the piece put on e4 is either. It then goes e4-e6,
+    // which only a rook does: the drop was the rook's, and the record says so.
+    let bfen = "4k3/8/8/8/8/8/8/4K3/BR w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(
+        bfen,
+        &[
+            (A, "e4", true),
+            (A, "e8", false),
+            (A, "d8", true),
+            (A, "e4", false),
+            (A, "e6", true),
+            (A, "d8", false),
+            (A, "c7", true),
+        ],
+    );
+    let corrections: Vec<_> = out
+        .iter()
+        .filter_map(|i| match i {
+            Inference::Correction(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(corrections.len(), 1, "{out:#?}");
+    assert_eq!(corrections[0].kind, CorrectionKind::KindSettled);
+    assert_eq!(corrections[0].new_san, "R@e4+");
+    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(sans, ["R@e4+", "Kd8", "Re6", "Kc7"]);
+}
+
+#[test]
+fn a_board_still_showing_what_no_move_explains_is_alerted_once() {
+    use crate::infer::{AlertCode, Inference};
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+    let stalled = |out: &[Inference]| -> Vec<String> {
+        out.iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a) if a.code == AlertCode::OccupancyStalled => {
+                    Some(a.detail.clone())
+                }
+                _ => None,
+            })
+            .collect()
+    };
+    // Two white pieces lifted and never put down: no move explains it.
+    let (_, out) = sentio_match(start, &[(A, "e2", false), (A, "d2", false)]);
+    let said = stalled(&out);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].contains("board A") && said[0].contains("d2 e2"),
+        "{}",
+        said[0]
+    );
+    // A move the board then shows ends the wait: nothing is said for an ordinary game.
+    let (m, out) = sentio_match(
+        start,
+        &[
+            (A, "e2", false),
+            (A, "e4", true),
+            (A, "e7", false),
+            (A, "e5", true),
+        ],
+    );
+    assert!(stalled(&out).is_empty(), "{out:#?}");
+    assert_eq!(m.record().len(), 2);
+}
+
+#[test]
+fn a_piece_held_still_after_its_lift_is_its_only_capture() {
+    use crate::infer::{AlertCode, Inference};
+    // Only f3 reads empty, and stays so: the knight was set onto e5 (its only capture),
+    // the pawn pushed off. Time alone makes it a move, and nothing is alerted.
+    let bfen = "4k3/8/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
+    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(sans, ["Nxe5"], "{out:#?}");
+    assert!(
+        !out.iter()
+            .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled)),
+        "{out:#?}"
+    );
+    // Two captures possible: the board cannot tell, and says so.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
+    assert!(m.record().is_empty());
+    assert!(
+        out.iter().any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled && a.detail.contains("e5 or g5"))),
+        "{out:#?}"
+    );
+}
