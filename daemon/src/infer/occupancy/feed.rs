@@ -113,13 +113,13 @@ impl OccupancyFeed {
     }
 
     /// Time passes (`t`): a piece lifted and held still long enough is judged (see
-    /// [`OccupancyInference::tick`]) and its move handed on; a board that stalled is said
-    /// once; a board still for [`STILL_WAIT_MS`] showing what no move explains is alerted,
+    /// [`OccupancyInference::tick`]: its capture is handed on once the next move begins, as
+    /// any move, so no event comes from here); a board that stalled is said once; a board still for [`STILL_WAIT_MS`] showing what no move explains is alerted,
     /// once until it changes to something explained.
     pub fn tick(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
-        let moves = self.inf.tick(t);
-        let (mut events, mut alerts) = (Vec::new(), Vec::new());
-        self.hand_on(&moves, t, &mut events, &mut alerts);
+        self.inf.tick(t);
+        let events = Vec::new();
+        let mut alerts = Vec::new();
         for b in BoardId::ALL {
             if !self.stall_told[b]
                 && let Some(why) = self.inf.stalled(b)

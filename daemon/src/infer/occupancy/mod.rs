@@ -121,6 +121,29 @@ struct Watch {
     most_gone: u32,
     /// When the board last changed (ms).
     changed_at: u64,
+    /// When each square last filled and last emptied.
+    changes: SquareChanges,
+    /// The capture taken for a piece held still (see `judge_held`), while it is the open
+    /// move: the piece put back undoes it, the piece put elsewhere replaces it.
+    held: Option<Move>,
+}
+
+/// When each square of a board last filled and last emptied (ms; 0: not since the start).
+/// A piece reaches its square after it left its own: a square filled before the moving
+/// piece's square emptied was filled by another piece (a drop), not by that move.
+#[derive(Debug, Clone)]
+struct SquareChanges {
+    filled: [u64; 64],
+    emptied: [u64; 64],
+}
+
+impl Default for SquareChanges {
+    fn default() -> Self {
+        SquareChanges {
+            filled: [0; 64],
+            emptied: [0; 64],
+        }
+    }
 }
 
 /// How long a board showing only one piece lifted must stay so before the piece is taken
@@ -344,6 +367,7 @@ impl OccupancyInference {
                 } => lifted.contains(to),
                 _ => true,
             })
+            .filter(|m| self.landed_after_leaving(board, m))
             .collect();
         let first = *fits.first()?;
         if let Move::Drop { to, .. } = first {
@@ -364,7 +388,10 @@ impl OccupancyInference {
             // pieces of the dropper's colour in the air there are possible kinds too.
             let other = board.other();
             let mover = pos.turn();
-            for sq in &self.watch[other].lifted {
+            // A piece held still there, taken as set onto a victim, has its victim in the
+            // air too.
+            let held = self.watch[other].held.map(|m| m.to());
+            for sq in self.watch[other].lifted.iter().chain(held.as_ref()) {
                 if let Some(p) = game.board(other).board().piece_at(*sq)
                     && p.color == mover
                     && p.role != Role::King
@@ -450,6 +477,27 @@ impl OccupancyInference {
         Some((mv, KindNote::Exact))
     }
 
+    /// Whether the piece `m` moves was read on its landing square no earlier than its own
+    /// square emptied (the last time each did). A square filled while the piece still stood
+    /// took another piece: a drop, with the piece lifted for the next move (or a capturer
+    /// set straight onto its victim, the drop following). Castling (the king may be set on
+    /// the rook) and promotions (the new piece may be set down before the pawn is taken
+    /// away) are left out.
+    fn landed_after_leaving(&self, board: BoardId, m: &Move) -> bool {
+        let (from, to) = match *m {
+            Move::Normal {
+                from,
+                to,
+                promotion: None,
+                ..
+            }
+            | Move::EnPassant { from, to } => (from, to),
+            _ => return true,
+        };
+        let c = &self.watch[board].changes;
+        c.filled[to.index()] >= c.emptied[from.index()]
+    }
+
     /// Whether `board` shows changes that neither its position nor its open move explain
     /// (a piece in a hand, a capture not recognised yet).
     fn unsettled(&self, game: &BughouseGame, board: BoardId) -> bool {
@@ -466,6 +514,7 @@ impl OccupancyInference {
 
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
         let (mv, note, t) = self.watch[board].open.take()?;
+        self.watch[board].held = None;
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
@@ -488,12 +537,15 @@ impl OccupancyInference {
             Move::Castle { king, rook } => (Some(king), rook),
             Move::Drop { to, .. } => (None, to),
         };
-        if let Some(i) = w.assumed.iter().position(|a| a.sq == to) {
-            let taken = w.assumed.remove(i);
-            if taken.dropped {
-                // Its kind goes on being open in the partner's hand.
-                self.unsure[board.other()][taken.color].push(taken.choices);
-            }
+        // Every entry on the square taken goes (a dropped piece that promoted there has two:
+        // what it was dropped as, what it became), lest the capturer inherit one.
+        let (taken, kept): (Vec<Assumed>, Vec<Assumed>) = std::mem::take(&mut w.assumed)
+            .into_iter()
+            .partition(|a| a.sq == to);
+        w.assumed = kept;
+        for taken in taken.into_iter().filter(|a| a.dropped) {
+            // Its kind goes on being open in the partner's hand.
+            self.unsure[board.other()][taken.color].push(taken.choices);
         }
         let w = &mut self.watch[board];
         if let Some(from) = from {
@@ -568,6 +620,9 @@ impl OccupancyInference {
         {
             return None;
         }
+        if self.stall_en_passant_lookalike(board, &m) {
+            return None;
+        }
         let (_, role, game, m, note) = found.swap_remove(0);
         self.game = game;
         // Only the shape of the piece's own move settles its kind: what the other pieces'
@@ -624,7 +679,7 @@ impl OccupancyInference {
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
         for b in [board.other(), board] {
-            out.extend(self.judge_held(b, t));
+            self.judge_held(b, t);
         }
         self.watch[board].changed_at = t;
         if self.stalled[board].is_some() {
@@ -635,6 +690,10 @@ impl OccupancyInference {
         self.watch[board].last = Some(occ);
         for sq in Bitboard(before & !occ) {
             self.watch[board].since_open.push(sq);
+            self.watch[board].changes.emptied[sq.index()] = t;
+        }
+        for sq in Bitboard(occ & !before) {
+            self.watch[board].changes.filled[sq.index()] = t;
         }
         for sq in Bitboard(base & !occ) {
             if !self.watch[board].lifted.contains(&sq) {
@@ -647,9 +706,27 @@ impl OccupancyInference {
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
-            out.extend(self.commit_capture(board.other()));
+            out.extend(self.supply(board, occ));
         }
         if let Some((mv, note)) = self.matches_checked(board, occ) {
+            if let Some(held) = self.watch[board].held
+                && mv != held
+                && mv.from() == held.from()
+            {
+                // The piece held still was put down elsewhere after all, or it was set onto
+                // its victim and the opponent dropped a piece where it now shows.
+                if self.drop_may_follow(board, &held, occ, t) {
+                    self.stalled[board] = Some(format!(
+                        "board {board}: the piece from {} was held, then {} filled: {mv:?}, or {held:?} and a piece dropped there; the board cannot tell",
+                        held.from().map(|s| s.to_string()).unwrap_or_default(),
+                        open_to(&mv)
+                    ));
+                    self.forget_held(board);
+                    return out;
+                }
+                self.set_open(board, mv, note, t);
+                return out;
+            }
             match self.watch[board].open {
                 Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
                     // The open move's piece still stands where it landed: what changed since
@@ -696,8 +773,19 @@ impl OccupancyInference {
                 ));
                 return out;
             }
+            if let Some(held) = self.watch[board].held
+                && self.drop_may_follow(board, &held, occ, t)
+            {
+                self.stalled[board] = Some(format!(
+                    "board {board}: the piece from {} was held and the square filled again: put back, or {held:?} and a piece dropped where it stood; the board cannot tell",
+                    held.from().map(|s| s.to_string()).unwrap_or_default()
+                ));
+                self.forget_held(board);
+                return out;
+            }
             // Lifted and put back: no move.
             self.watch[board].open = None;
+            self.watch[board].held = None;
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
             self.watch[board].most_gone = 0;
@@ -719,30 +807,36 @@ impl OccupancyInference {
         out
     }
 
-    /// A board that has shown only one piece lifted since its last final move, for
-    /// [`HELD_MS`] and more, is judged: a hand moving a piece puts it down sooner, so the
-    /// piece was set straight onto a piece it took (the victim pushed off: its square never
-    /// read empty). Exactly one legal capture from there: that is the move. Several, or a
-    /// piece whose kind is open: the board cannot tell, and stalls.
-    fn judge_held(&mut self, board: BoardId, t: u64) -> Option<OccupancyMove> {
+    /// A board that has shown one piece lifted and nothing else changed since its last final
+    /// move, for [`HELD_MS`] and more, is judged: a hand moving a piece puts it down sooner,
+    /// so the piece was set straight onto a piece it took (the victim pushed off: its square
+    /// never read empty). Pieces lifted and put back before (a j'adoube, the opponent's
+    /// while he thinks after that capture) do not change this. Exactly one legal capture
+    /// from there: that is the move. Several, or a piece whose kind is open: the board cannot
+    /// tell, and stalls.
+    fn judge_held(&mut self, board: BoardId, t: u64) {
         let w = &self.watch[board];
         if self.stalled[board].is_some() || w.open.is_some() || t < w.changed_at + HELD_MS {
-            return None;
+            return;
         }
-        let last = w.last?;
+        let Some(last) = w.last else {
+            return;
+        };
         let base = self.base(board);
         let gone = base & !last;
-        if last & !base != 0 || gone.count_ones() != 1 || w.appeared != 0 || w.lifted.len() != 1 {
-            return None;
+        if last & !base != 0 || gone.count_ones() != 1 || w.appeared != 0 {
+            return;
         }
-        let from = Bitboard(gone).into_iter().next()?;
+        let Some(from) = Bitboard(gone).into_iter().next() else {
+            return;
+        };
         let pos = self.game.board(board);
         if pos
             .board()
             .piece_at(from)
             .is_none_or(|p| p.color != pos.turn())
         {
-            return None;
+            return;
         }
         let captures: Vec<Move> = pos
             .legal_moves()
@@ -761,22 +855,46 @@ impl OccupancyInference {
         let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
         targets.sort();
         targets.dedup();
-        let open_kind = w.assumed.iter().any(|a| a.sq == from);
+        let mut open_kind = w.assumed.iter().any(|a| a.sq == from);
+        if !w.assumed.is_empty()
+            && let Some(piece) = pos.board().piece_at(from)
+        {
+            // Pieces of open kind elsewhere may check, pin or free what their placeholders
+            // do not: the captures the piece's shape allows must all be legal ones.
+            let them = piece.color.other();
+            let occupied = pos.board().occupied();
+            let reach = if piece.role == Role::Pawn {
+                crate::rules::pawn_attacks(piece.color, from)
+            } else {
+                crate::rules::attacks(piece.role, piece.color, from, occupied)
+            };
+            let victims = reach.0 & pos.board().by_color(them).0 & !pos.board().kings(them).0;
+            let mut by_shape: Vec<Square> = Bitboard(victims).into_iter().collect();
+            by_shape.sort();
+            if by_shape != targets {
+                open_kind = true;
+                targets.extend(by_shape);
+                targets.sort();
+                targets.dedup();
+            }
+        }
         if targets.is_empty() && !open_kind {
             // A piece with nothing to take, held: the hand is still at work.
-            return None;
+            return;
         }
         if targets.len() != 1 || open_kind {
             let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
             let which = if names.is_empty() {
                 "its kind is open".to_owned()
+            } else if open_kind {
+                format!("{}, pieces of open kind about", names.join(" or "))
             } else {
                 names.join(" or ")
             };
             self.stalled[board] = Some(format!(
                 "board {board}: the piece from {from} was lifted and not put down: set straight onto a piece it took ({which}), the board cannot tell which"
             ));
-            return None;
+            return;
         }
         let mut promotions: Vec<Role> = captures.iter().filter_map(Move::promotion).collect();
         let mv = captures
@@ -795,8 +913,43 @@ impl OccupancyInference {
         } else {
             KindNote::Exact
         };
-        self.watch[board].open = Some((mv, note, self.watch[board].changed_at));
-        self.commit(board)
+        let at = self.watch[board].changed_at;
+        self.set_open(board, mv, note, at);
+        self.watch[board].held = Some(mv);
+    }
+
+    /// The capture taken for a piece held still is one reading of two: the board stalls
+    /// without it (nothing makes it final).
+    fn forget_held(&mut self, board: BoardId) {
+        let w = &mut self.watch[board];
+        if w.held.is_some() && w.open.as_ref().map(|(m, _, _)| *m) == w.held {
+            w.open = None;
+        }
+        w.held = None;
+    }
+
+    /// Whether, after `capture` (a piece held still, taken as set onto its victim), the
+    /// opponent may have dropped a piece so that the board shows `occ`: a drop from his hand
+    /// explains it, or his hand is not known (the other board stalled or unsettled, a
+    /// capture open there, kinds open in it).
+    fn drop_may_follow(&self, board: BoardId, capture: &Move, occ: u64, t: u64) -> bool {
+        let mut game = self.game.clone();
+        game.play(board, capture, t);
+        if matches!(
+            self.matches_lifted(&game, board, occ, &[]),
+            Some((Move::Drop { .. }, _))
+        ) {
+            return true;
+        }
+        let other = board.other();
+        let opponent = game.board(board).turn();
+        self.stalled[other].is_some()
+            || self.unsettled(&self.game, other)
+            || self.watch[other]
+                .open
+                .as_ref()
+                .is_some_and(|(m, _, _)| m.is_capture())
+            || !self.unsure[board][opponent].is_empty()
     }
 
     /// [`OccupancyInference::matches`], kept only when what the board showed since the last
@@ -805,12 +958,49 @@ impl OccupancyInference {
     /// taken away elsewhere) means more happened than one move: the board stalls.
     fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches(board, occ)?;
+        if self.stall_en_passant_lookalike(board, &mv) {
+            return None;
+        }
         if self.history_ok(board, &mv, occ) {
             Some((mv, note))
         } else {
             self.stall_history(board, &mv);
             None
         }
+    }
+
+    /// Whether `m`, a step of a piece of open kind that may be a pawn onto the square a
+    /// pawn takes en passant to, stalls the board: the pawn's en passant with its victim
+    /// taken last shows the same squares until the victim goes, and then the step followed
+    /// by the opponent lifting that pawn for his move shows what the capture does. Taking
+    /// either would settle the piece's kind, and the other reading would make it wrong.
+    fn stall_en_passant_lookalike(&mut self, board: BoardId, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: None,
+            promotion: None,
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let Some(a) = self.watch[board]
+            .assumed
+            .iter()
+            .find(|a| a.sq == from && a.choices.contains(&Role::Pawn))
+        else {
+            return false;
+        };
+        let ep = Move::EnPassant { from, to };
+        let as_pawn = self.with_kind(board, a, Role::Pawn);
+        if !as_pawn.is_some_and(|g| g.board(board).legal_moves().contains(&ep)) {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece on {from} (its kind open) went to {to}: a step, or a pawn taking en passant with the pawn it takes still to be lifted; the board cannot tell"
+        ));
+        true
     }
 
     fn history_ok(&self, board: BoardId, mv: &Move, occ: u64) -> bool {
@@ -837,6 +1027,9 @@ impl OccupancyInference {
         let w = &mut self.watch[board];
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
             w.since_open.clear();
+        }
+        if w.held != Some(mv) {
+            w.held = None;
         }
         w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
@@ -867,7 +1060,7 @@ impl OccupancyInference {
         let base = self.base(board);
         self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
-            out.extend(self.commit_capture(board.other()));
+            out.extend(self.supply(board, occ));
         }
         if let Some((mv, note)) = self.matches_checked(board, occ) {
             self.set_open(board, mv, note, t);
@@ -882,7 +1075,7 @@ impl OccupancyInference {
     /// Nothing matches: a capture on the other board may supply a drop, or a piece of open
     /// kind may have moved as another of its kinds.
     fn last_resort(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
-        if let Some(m) = self.commit_capture(board.other()) {
+        if let Some(m) = self.supply(board, occ) {
             out.push(m);
             if let Some((mv, note)) = self.matches_checked(board, occ) {
                 self.set_open(board, mv, note, t);
@@ -896,6 +1089,19 @@ impl OccupancyInference {
                 self.stall_history(board, &mv);
             }
         }
+    }
+
+    /// Makes the other board's open move final if it captures, for `board` showing `occ`
+    /// (a drop may need its piece). A capture taken for a piece held still is made final
+    /// only when `occ` needs it: the piece may yet be put back.
+    fn supply(&mut self, board: BoardId, occ: u64) -> Option<OccupancyMove> {
+        let other = board.other();
+        if self.watch[other].held.is_some() {
+            let mut trial = self.clone();
+            trial.commit_capture(other);
+            trial.matches(board, occ)?;
+        }
+        self.commit_capture(other)
     }
 
     /// Makes `board`'s open move final if it captures (its piece goes to a hand).
@@ -949,12 +1155,12 @@ impl OccupancyInference {
     }
 
     /// Time passes (`t`): a piece lifted and held still long enough is judged (see
-    /// `judge_held`). Returns the moves that became final.
-    pub fn tick(&mut self, t: u64) -> Vec<OccupancyMove> {
-        BoardId::ALL
-            .into_iter()
-            .filter_map(|b| self.judge_held(b, t))
-            .collect()
+    /// `judge_held`): its capture is the open move (final once the next move begins, as
+    /// any), or the board stalls.
+    pub fn tick(&mut self, t: u64) {
+        for b in BoardId::ALL {
+            self.judge_held(b, t);
+        }
     }
 
     /// The end of the input: open moves become final.

@@ -62,6 +62,13 @@ impl Hands {
         self.lift(b, from).put(b, to)
     }
 
+    /// `ms` pass with the boards unchanged.
+    fn wait(&mut self, ms: u64) -> &mut Self {
+        self.t += ms;
+        self.inf.tick(self.t);
+        self
+    }
+
     fn done(&mut self) -> Vec<(BoardId, String, KindNote)> {
         let rest = self.inf.finish();
         self.out.extend(rest);
@@ -318,8 +325,11 @@ fn sentio_match(
             t,
         ));
     }
-    out.extend(m.finish_occupancy(t + 500, t + 500));
+    // Time passes (a piece held still is judged), the trace ends (open moves are final),
+    // and the piece inference takes them.
     out.extend(m.tick(t + 60_000));
+    out.extend(m.finish_occupancy(t + 60_500, t + 60_500));
+    out.extend(m.tick(t + 120_000));
     (m, out)
 }
 
@@ -396,7 +406,8 @@ fn a_board_still_showing_what_no_move_explains_is_alerted_once() {
 fn a_piece_held_still_after_its_lift_is_its_only_capture() {
     use crate::infer::{AlertCode, Inference};
     // Only f3 reads empty, and stays so: the knight was set onto e5 (its only capture),
-    // the pawn pushed off. Time alone makes it a move, and nothing is alerted.
+    // the pawn pushed off. Time alone makes it the move (final when the trace ends, or
+    // the next move begins), and nothing is alerted.
     let bfen = "4k3/8/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
     let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
     let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
@@ -413,5 +424,120 @@ fn a_piece_held_still_after_its_lift_is_its_only_capture() {
     assert!(
         out.iter().any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled && a.detail.contains("e5 or g5"))),
         "{out:#?}"
+    );
+}
+
+#[test]
+fn a_knight_dropped_as_a_placeholder_pawn_then_taking_as_a_knight_settles_its_kind() {
+    use crate::infer::{AlertCode, CorrectionKind, Inference};
+    // White holds a pawn and a knight: the piece put on g5 is either, carried as a pawn. It
+    // then takes on e6, which only a knight does: no illegal pawn move, the drop is the
+    // knight's and the record says so.
+    let bfen = "4k3/8/4p3/8/8/8/8/4K3/NP w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let (m, out) = sentio_match(
+        bfen,
+        &[
+            (A, "g5", true),
+            (A, "e8", false),
+            (A, "d7", true),
+            (A, "e6", false),
+            (A, "g5", false),
+            (A, "e6", true),
+            (A, "d7", false),
+            (A, "c8", true),
+        ],
+    );
+    assert!(
+        !out.iter()
+            .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::IllegalMove)),
+        "{out:#?}"
+    );
+    let corrections: Vec<_> = out
+        .iter()
+        .filter_map(|i| match i {
+            Inference::Correction(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(corrections.len(), 1, "{out:#?}");
+    assert_eq!(corrections[0].kind, CorrectionKind::KindSettled);
+    assert_eq!(corrections[0].new_san, "N@g5");
+    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(sans, ["N@g5", "Kd7", "Nxe6", "Kc8"]);
+}
+
+#[test]
+fn a_piece_held_still_then_put_back_or_down_elsewhere_is_that_or_the_board_stalls() {
+    let quiet = |hand: &str, back: bool| {
+        let mut h = Hands::from_bfen(&format!(
+            "4k3/8/8/4p3/8/5N2/8/4K3/{hand} w - - | 4k3/8/8/8/8/8/8/4K3 w - -"
+        ));
+        // The knight is held long enough to be taken as set onto e5 ...
+        h.lift(A, "f3").wait(2_000);
+        // ... then put back and moved, or put down on d4.
+        if back {
+            h.put(A, "f3").mv(A, "f3", "g5");
+        } else {
+            h.put(A, "d4");
+        }
+        let stalled = h.inf.stalled(A).is_some();
+        (h.done(), stalled)
+    };
+    // Black has nothing to drop: the capture was not made.
+    let (got, stalled) = quiet("", true);
+    assert_eq!(
+        got,
+        vec![(A, normal(Role::Knight, "f3", "g5", None), KindNote::Exact)]
+    );
+    assert!(!stalled);
+    let (got, stalled) = quiet("", false);
+    assert_eq!(
+        got,
+        vec![(A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact)]
+    );
+    assert!(!stalled);
+    // Black holds a pawn: Nxe5 and a pawn dropped on f3 (or d4) read the same. Neither is
+    // taken: the board stalls.
+    for back in [true, false] {
+        let (got, stalled) = quiet("p", back);
+        assert!(got.is_empty(), "{got:?}");
+        assert!(stalled);
+    }
+}
+
+#[test]
+fn a_square_filled_before_the_piece_left_its_own_is_not_that_piece_s_move() {
+    // a4 fills while the rook still stands on a1 (White has nothing to drop, as far as
+    // the board knows), then a1 empties: Ra4 would show the same squares, but a piece
+    // cannot land before it leaves. Nothing is taken.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/R3K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "a4").lift(A, "a1");
+    assert!(h.done().is_empty());
+    // In the right order it is the rook's move.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/R3K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "a1").put(A, "a4");
+    assert_eq!(
+        h.done(),
+        vec![(A, normal(Role::Rook, "a1", "a4", None), KindNote::Exact)]
+    );
+}
+
+#[test]
+fn a_step_of_a_piece_that_may_be_a_pawn_onto_the_en_passant_square_stalls() {
+    // A pawn or a bishop put on c5, then d7-d5: c5 emptying and d6 filling is the bishop's
+    // step, or the pawn taking en passant with d5 still to be lifted; lifting d5 next is
+    // the capture's end, or Black's next move. The board stalls, nothing settled.
+    let mut h = Hands::from_bfen("4k3/3p4/8/8/8/8/8/4K3/BP w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "c5")
+        .mv(A, "d7", "d5")
+        .mv(A, "c5", "d6")
+        .lift(A, "d5");
+    assert!(h.inf.stalled(A).is_some());
+    assert!(h.inf.take_resolutions().is_empty());
+    let got = h.done();
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(
+        got[1],
+        (A, normal(Role::Pawn, "d7", "d5", None), KindNote::Exact)
     );
 }
