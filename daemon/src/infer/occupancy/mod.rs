@@ -15,8 +15,14 @@
 //!   must be a square seen empty since the last move (the order of lifts tells the victim).
 //!   A capturer set straight onto its victim shows only its origin emptying: a board still
 //!   so for `HELD_MS` (1.5 s) is judged (a hand moving a piece puts it down sooner), and the one
-//!   legal capture from there is the move; several, and the board stalls;
-//! * **castling** and **en passant** are the only moves with their occupancy;
+//!   legal capture from there is the open move; several, and the board stalls. The piece put
+//!   back undoes it, put down elsewhere replaces it, unless a drop by the opponent would
+//!   read the same: then the board stalls;
+//! * **order**: a piece lands after it leaves, so a square filled before the moving piece's
+//!   own emptied was another piece's (a drop): no move is taken from that;
+//! * **castling** and **en passant** are the only moves with their occupancy (a piece of open
+//!   kind that may be a pawn stepping onto the en passant square stalls the board: the
+//!   capture with its victim lifted last shows the same);
 //! * **promotions**: every promotion piece gives the same occupancy: the ruleset's first
 //!   promotion piece (the queen) is taken and the move is flagged
 //!   ([`KindNote::PromotionAssumed`]) for the arbiter;
