@@ -570,3 +570,20 @@ fn a_shown_move_the_hand_carried_on_is_no_ply() {
 fn a_promoted_piece_seen_in_the_log_before_its_capture_is_the_promotion() {
     assert_random_exact(1719);
 }
+
+/// At link-up the board was seen with three plies of the gap (`Bxe7 P@d4 N@e3`); the
+/// opponent's premove `dxe3` took the dropped knight before the press. The board's
+/// shortest explanation now has two plies (`Bxe7 P@e3`); the clear sight, continued by
+/// one ply, is the gap.
+#[test]
+fn a_clear_sight_longer_than_the_boards_shortest_explanation_is_the_gap() {
+    assert_random_exact(2578);
+}
+
+/// A gap's order switched to put a drop's piece in hand on the other board places the
+/// gap's own drop after the capture that supplied it (its estimated time was earlier):
+/// the record replays.
+#[test]
+fn a_switched_gap_drop_is_recorded_after_the_capture_that_supplied_it() {
+    assert_random_exact(106);
+}

@@ -919,7 +919,7 @@ impl Inferrer {
     }
 
     /// Re-plays the whole record from the start (a grab changes both boards).
-    fn replay_record(&mut self) {
+    pub(crate) fn replay_record(&mut self) {
         let record = std::mem::take(&mut self.record);
         self.game = self.start.clone();
         self.debts = Default::default();

@@ -95,11 +95,21 @@ impl Inferrer {
             .as_ref()
             .map_or(&[], |g| g.seen.as_slice());
         let from = self.game.board(board);
-        let longest = (len + 1).min(max_plies);
         let mut continuing: Vec<Vec<Move>> = Vec::new();
         // The sights share half a search's budget: the gap is judged in bounded time.
         let mut budget = self.config.gap_node_budget / 2;
         for prefix in seen {
+            // One ply more than the shortest; or than the sight, when it showed more plies
+            // than the board's shortest explanation has now (a piece seen put down, taken
+            // since) and was a clear sight: the same plies in every order that explained
+            // it, no piece going out and back.
+            let clear = !returns(prefix)
+                && seen
+                    .iter()
+                    .filter(|s| s.len() == prefix.len())
+                    .all(|s| same_plies(s, prefix));
+            let longest = if clear { len.max(prefix.len()) } else { len } + 1;
+            let longest = longest.min(max_plies);
             // A sight that only begins another is a piece in the hand (a capture half
             // done reads as the plies before it): the longer sight is the evidence.
             let superseded = seen
@@ -1104,6 +1114,11 @@ impl Inferrer {
         }
         landed.is_sorted()
     }
+}
+
+/// Whether `a` and `b` are the same plies in some order.
+fn same_plies(a: &[Move], b: &[Move]) -> bool {
+    a.len() == b.len() && a.iter().all(|m| b.contains(m)) && b.iter().all(|m| a.contains(m))
 }
 
 /// The position after `seq` from `from`, when every ply is legal in turn.

@@ -179,9 +179,56 @@ impl Inferrer {
                 self.replace_entry(t, i, *mv, CorrectionKind::Replace, out);
             }
         }
+        self.place_gap_drop_after_supply(board);
         let alternatives = &mut self.tracks[board].gap_alternatives;
         alternatives.retain(|a| a.as_slice() != seq);
         alternatives.push(old);
+    }
+
+    /// A drop of `board`'s last gap that its estimated time puts before the other board's
+    /// capture supplying it was made after that capture: it moves to just after it, with
+    /// that capture's time, when only the other board's moves lie between.
+    fn place_gap_drop_after_supply(&mut self, board: BoardId) {
+        let Some(last) = self.tracks[board].last_gap else {
+            return;
+        };
+        let Some((_, indices)) = self.gap_indices(board, last) else {
+            return;
+        };
+        let not_in_hand = Legality::Illegal(IllegalReason::DropNotInHand);
+        let mut game = self.start.clone();
+        let mut unsupplied = None;
+        for (i, e) in self.record.iter().enumerate() {
+            if indices.contains(&i) && game.board(e.board).classify(&e.mv) == not_in_hand {
+                unsupplied = Some(i);
+                break;
+            }
+            game.play_classified(e.board, &e.mv, e.legality, e.t);
+        }
+        let Some(i) = unsupplied else {
+            return;
+        };
+        let drop = self.record[i].mv;
+        let mut supply = None;
+        for k in i + 1..self.record.len() {
+            let e = &self.record[k];
+            if e.board == board {
+                break;
+            }
+            game.play_classified(e.board, &e.mv, e.legality, e.t);
+            if game.board(board).classify(&drop) != not_in_hand {
+                supply = Some(k);
+                break;
+            }
+        }
+        let Some(k) = supply else {
+            return;
+        };
+        let mut entry = self.record.remove(i);
+        entry.t = entry.t.max(self.record[k - 1].t);
+        entry.legality = game.board(board).classify(&drop);
+        self.record.insert(k, entry);
+        self.replay_record();
     }
 
     /// A press on `board` whose board no legal move explains from the record: if the
@@ -280,9 +327,9 @@ impl Inferrer {
 }
 
 impl Inferrer {
-    /// How many drops of the record find no piece in hand when the plies at `indices`
-    /// are `seq`: an alternative that supplies one drop must not take the piece of
-    /// another already recorded.
+    /// How many drops of the record, other than the gap's own plies at `indices`, find no
+    /// piece in hand when those plies are `seq`: an alternative that supplies one drop
+    /// must not take the piece of another already recorded.
     fn drops_unsupplied(&self, indices: &[usize], seq: &[Move]) -> usize {
         let mut game = self.start.clone();
         let mut n = 0;
@@ -292,7 +339,11 @@ impl Inferrer {
                 .position(|&k| k == i)
                 .and_then(|k| seq.get(k))
                 .unwrap_or(&e.mv);
-            if game.board(e.board).classify(mv) == Legality::Illegal(IllegalReason::DropNotInHand) {
+            // The gap's own plies were found legal where they stand in the gap.
+            if !indices.contains(&i)
+                && game.board(e.board).classify(mv)
+                    == Legality::Illegal(IllegalReason::DropNotInHand)
+            {
                 n += 1;
             }
             game.play_classified(e.board, mv, e.legality, e.t);
