@@ -230,8 +230,10 @@ impl CertaboProtocol {
         }
     }
 
-    /// Learns this board's set when its start squares carry tags nobody knows.
-    fn learn(&mut self, cal: &Calibration, r: &TagReading) -> Calibration {
+    /// Learns this board's set when its start squares carry tags nobody knows. `None`
+    /// while it is still learning: the board is not read with the other board's set alone
+    /// (its own pieces would all read as empty squares).
+    fn learn(&mut self, cal: &Calibration, r: &TagReading) -> Option<Calibration> {
         let r = self.upright(r);
         let start = Placement::start();
         let unknown = Square::all()
@@ -243,7 +245,7 @@ impl CertaboProtocol {
             .count();
         if unknown < 16 {
             self.calibrator = Calibrator::new();
-            return cal.clone();
+            return Some(cal.clone());
         }
         match self.calibrator.add(&r) {
             Ok(learnt) => {
@@ -263,11 +265,11 @@ impl CertaboProtocol {
                         tracing::warn!(board = %self.cfg.board, "board {}: calibration refused: {e}", self.cfg.board);
                     }
                 }
-                self.cfg.certabo.calibration.get()
+                Some(self.cfg.certabo.calibration.get())
             }
             Err(e) => {
                 tracing::debug!(board = %self.cfg.board, "calibrating: {e}");
-                cal.clone()
+                None
             }
         }
     }
@@ -275,7 +277,10 @@ impl CertaboProtocol {
     fn on_tags(&mut self, r: &TagReading, ev: &mut Vec<TraceEvent>) {
         let mut cal = self.cfg.certabo.calibration.get();
         if self.cfg.certabo.learn {
-            cal = self.learn(&cal, r);
+            let Some(learnt) = self.learn(&cal, r) else {
+                return;
+            };
+            cal = learnt;
         }
         if cal.is_empty() {
             return;
