@@ -29,18 +29,15 @@ impl Inferrer {
         if !track.takeback_alerted {
             self.tracks[board].takeback_alerted = true;
             let back = k + 1;
-            out.push(Inference::Alert(Alert {
+            let detail = format!(
+                "board {board}: the board was set back {back} ply(s) (a takeback); completed moves stand, the game continues from the recorded position once the board matches it (a captured piece given back must come from the partner's holdings)"
+            );
+            out.push(Inference::Alert(Alert::about_board(
                 t,
-                board: Some(board),
-                code: AlertCode::UnrecognizedPosition,
-                reason: None,
-                number: None,
-                side: None,
-                san: None,
-                detail: format!(
-                    "board {board}: the board was set back {back} ply(s) (a takeback); completed moves stand, the game continues from the recorded position once the board matches it (a captured piece given back must come from the partner's holdings)"
-                ),
-            }));
+                board,
+                AlertCode::UnrecognizedPosition,
+                detail,
+            )));
         }
         true
     }
@@ -119,19 +116,15 @@ impl Inferrer {
         self.tracks[board].missing_ok |= newly;
         self.tracks[board].pending = None;
         let squares: Vec<String> = newly.into_iter().map(|s| s.to_string()).collect();
-        out.push(Inference::Alert(Alert {
-            t: p.deadline,
-            board: Some(board),
-            code: AlertCode::MaterialMismatch,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail: format!(
+        out.push(Inference::Alert(Alert::about_board(
+            p.deadline,
+            board,
+            AlertCode::MaterialMismatch,
+            format!(
                 "board {board}: a piece is missing from {} (hidden or taken off the board)",
                 squares.join(" ")
             ),
-        }));
+        )));
         let done = Completion {
             t: p.t,
             readings: p.readings,

@@ -54,15 +54,6 @@ impl Inferrer {
                 ),
             )
         };
-        out.push(Inference::Alert(Alert {
-            t,
-            board: Some(board),
-            code,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail,
-        }));
+        out.push(Inference::Alert(Alert::about_board(t, board, code, detail)));
     }
 }

@@ -46,21 +46,17 @@ impl Inferrer {
             return;
         }
         track.clock_side_alerted = true;
-        out.push(Inference::Alert(Alert {
+        out.push(Inference::Alert(Alert::about_board(
             t,
-            board: Some(board),
-            code: AlertCode::ClockSide,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail: format!(
+            board,
+            AlertCode::ClockSide,
+            format!(
                 "board {board}: White's time is on the clock's {} side, not the {} side \
                  configured ({evidence}); the clocks are read that way",
                 white_side.as_str(),
                 configured.as_str()
             ),
-        }));
+        )));
     }
 }
 

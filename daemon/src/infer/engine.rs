@@ -324,18 +324,15 @@ impl Inferrer {
             if let Some(gap) = &mut track.gap {
                 gap.up = true;
             }
-            out.push(Inference::Alert(Alert {
+            let detail = format!(
+                "board {board}: the device is back; the moves made meanwhile are taken from its own log or worked out from the board and the clock"
+            );
+            out.push(Inference::Alert(Alert::about_board(
                 t,
-                board: Some(board),
-                code: AlertCode::LinkRestored,
-                reason: None,
-                number: None,
-                side: None,
-                san: None,
-                detail: format!(
-                    "board {board}: the device is back; the moves made meanwhile are taken from its own log or worked out from the board and the clock"
-                ),
-            }));
+                board,
+                AlertCode::LinkRestored,
+                detail,
+            )));
             return;
         }
         if !track.oriented {
@@ -376,16 +373,12 @@ impl Inferrer {
             self.tracks[board].awaiting_snapshot = true;
         }
         self.open_gap(t, board);
-        out.push(Inference::Alert(Alert {
+        out.push(Inference::Alert(Alert::about_board(
             t,
-            board: Some(board),
-            code: AlertCode::LinkLost,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail: format!("board {board}: the device connection dropped"),
-        }));
+            board,
+            AlertCode::LinkLost,
+            format!("board {board}: the device connection dropped"),
+        )));
     }
 
     fn on_clock(

@@ -173,6 +173,23 @@ pub struct Alert {
     pub detail: String,
 }
 
+impl Alert {
+    /// An alert about `board` that names no move.
+    #[must_use]
+    pub fn about_board(t: u64, board: BoardId, code: AlertCode, detail: String) -> Alert {
+        Alert {
+            t,
+            board: Some(board),
+            code,
+            reason: None,
+            number: None,
+            side: None,
+            san: None,
+            detail,
+        }
+    }
+}
+
 /// What a correction changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CorrectionKind {

@@ -46,18 +46,9 @@ impl Inferrer {
             // side to move; its press will complete it.
             return;
         }
-        out.push(Inference::Alert(Alert {
-            t,
-            board: Some(board),
-            code: AlertCode::UnrecognizedPosition,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail: format!(
+        out.push(Inference::Alert(Alert::about_board(t, board, AlertCode::UnrecognizedPosition, format!(
                 "board {board}: after the link came back the board matches no continuation of the game; waiting for it to match"
-            ),
-        }));
+            ))));
     }
 
     /// One move of the side to move (legal or not), or a legal move and a legal reply,

@@ -15,19 +15,15 @@ pub fn unknown_tag_alert(t: u64, board: BoardId, sq: Square, tag: &str) -> Infer
     } else {
         format!(" (tag {tag})")
     };
-    Inference::Alert(Alert {
+    Inference::Alert(Alert::about_board(
         t,
-        board: Some(board),
-        code: AlertCode::UnknownTag,
-        reason: None,
-        number: None,
-        side: None,
-        san: None,
-        detail: format!(
+        board,
+        AlertCode::UnknownTag,
+        format!(
             "board {board}: the piece on {sq} carries a tag no calibration knows{id}; the \
              square reads empty until it is calibrated (docs/eboards.md)"
         ),
-    })
+    ))
 }
 
 #[cfg(test)]

@@ -289,20 +289,17 @@ impl Inferrer {
             .into_iter()
             .map(|s| s.to_string())
             .collect();
-        out.push(Inference::Alert(Alert {
+        let detail = format!(
+            "board {board}: after the link came back the board matches no sequence of up to {} plies from the recorded position (squares {}); its moves are not recorded until it matches one or the arbiter fills the gap",
+            self.config.gap_max_plies,
+            squares.join(" ")
+        );
+        out.push(Inference::Alert(Alert::about_board(
             t,
-            board: Some(board),
-            code: AlertCode::UnrecognizedPosition,
-            reason: None,
-            number: None,
-            side: None,
-            san: None,
-            detail: format!(
-                "board {board}: after the link came back the board matches no sequence of up to {} plies from the recorded position (squares {}); its moves are not recorded until it matches one or the arbiter fills the gap",
-                self.config.gap_max_plies,
-                squares.join(" ")
-            ),
-        }));
+            board,
+            AlertCode::UnrecognizedPosition,
+            detail,
+        )));
     }
 
     /// Searches what explains the board now and commits it; `false` when nothing does.

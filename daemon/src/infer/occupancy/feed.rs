@@ -352,14 +352,5 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
 }
 
 fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
-    Inference::Alert(Alert {
-        t,
-        board: Some(board),
-        code,
-        reason: None,
-        number: None,
-        side: None,
-        san: None,
-        detail,
-    })
+    Inference::Alert(Alert::about_board(t, board, code, detail))
 }
