@@ -12,7 +12,8 @@
 //! corpus, clean and noisy) and asserts no wrong move; `BUGBRIDGE_FULL=N cargo test --release
 //! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
 //! profile and prints the figures (and every wrong move it finds). `OCC_DEBUG="random 8
-//! clean"` prints that game's occupancy changes, decisions and moves.
+//! clean"` runs only that game and prints its occupancy changes, decisions and moves;
+//! `OCC_STALLS=1` prints why each board that is not complete stopped.
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -137,6 +138,9 @@ fn same_move(a: &Move, b: &Move) -> bool {
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
     let trace = simulate(game, profile, seed);
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
+    if std::env::var("OCC_DEBUG").is_ok() && !debug {
+        return;
+    }
     let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
@@ -224,6 +228,14 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
         }
         if ok && got.len() < want.len() {
             tally.short += 1;
+            if std::env::var("OCC_STALLS").is_ok() {
+                println!(
+                    "SHORT {name} {b} {}/{} {:?}",
+                    got.len(),
+                    want.len(),
+                    inf.stalled(b)
+                );
+            }
             ok = false;
         }
         tally.exact_boards += usize::from(ok);
@@ -284,6 +296,10 @@ fn full() -> Option<u64> {
 }
 
 fn check(tally: &Tally, what: &str, complete_share: f64) {
+    if std::env::var("OCC_DEBUG").is_ok() {
+        println!("{}", tally.line(what));
+        return;
+    }
     assert!(
         tally.moves >= 50,
         "{what}: only {} moves recognised",
@@ -344,6 +360,28 @@ fn random_games_clean_no_wrong_move() {
 #[test]
 fn random_games_noisy_no_wrong_move() {
     random_games(Profile::Noisy, 0.0);
+}
+
+/// Noisy random games whose boards once went wrong (with `BUGBRIDGE_FULL=1000`): a capture
+/// set straight onto its victim while the opponent adjusted another piece it could take
+/// (430, 482), a drop's piece read, lost and read again taken for a victim (724), a piece
+/// of open kind that took as a pawn read as another kind's step while a piece was dropped
+/// where it seemed to land (631).
+#[test]
+fn noisy_games_that_once_went_wrong() {
+    let mut tally = Tally::default();
+    for seed in [430, 482, 631, 724] {
+        let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        run_one(
+            &g,
+            Profile::Noisy,
+            7000 + seed,
+            &mut tally,
+            &format!("random {seed}"),
+        );
+    }
+    assert!(tally.wrong.is_empty(), "{}", tally.wrong.join("\n"));
+    assert!(tally.moves >= 60, "only {} moves recognised", tally.moves);
 }
 
 #[test]
@@ -455,14 +493,6 @@ fn replay_reads_occupancy_traces_into_the_record() {
     println!(
         "replay of occupancy traces, real games, clean: {boards} boards, {whole} whole, {flagged} kind-undetermined alerts"
     );
-    // The one board the piece inference still reads wrong from the moves handed on: a
-    // king's step back followed at once by a drop on the square it left (the handed-on
-    // readings are taken as one drop). The test fails once it passes: move it out then.
-    assert_eq!(
-        wrong,
-        ["1934461.bpgn #1 board B ply 45: B@f8 for f8e8"],
-        "{}",
-        wrong.join("\n")
-    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(whole * 2 >= boards, "{whole} of {boards} boards whole");
 }

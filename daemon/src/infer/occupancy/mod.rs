@@ -34,6 +34,13 @@
 //!   of such a piece names every kind whose shape makes it, and settles the kind
 //!   ([`Resolution`]) only when one kind alone has that shape.
 //!
+//! * **look-alikes**: a quiet move whose piece could as well have been set straight onto a
+//!   piece it takes, with the opponent holding a piece to drop where the move lands, reads
+//!   the same as that capture and the drop. Such a move is made final as any, but handed
+//!   on only once the board shows the move after it (or rests after it at the end); when the
+//!   board stalls first, it is never handed on. A piece set on a square and taken back to
+//!   its own is no move.
+//!
 //! Pure: no I/O, times passed in.
 
 use crate::rules::{
@@ -156,6 +163,15 @@ impl Default for SquareChanges {
 /// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
 const HELD_MS: u64 = 1_500;
 
+/// How long after its lift a piece moved by hand is set down at the latest (ms): later, the
+/// piece may have taken a piece it was set straight onto and the square been filled by the
+/// opponent's drop.
+const SLOW_LANDING_MS: u64 = 800;
+
+/// How long after its lift a capturer that lifts its victim itself lands at the latest (ms):
+/// two hand movements (the victim off, the capturer on), each as quick as a move's.
+const SLOW_CAPTURE_MS: u64 = 1_200;
+
 /// The rectangle of files and ranks between a move's squares.
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
     let from = mv.from()?;
@@ -191,6 +207,12 @@ pub struct OccupancyInference {
     /// Boards whose occupancy two readings explain: nothing more is decided there until
     /// the arbiter says (why, for people).
     stalled: ByBoard<Option<String>>,
+    /// A move made final because the board went on, not handed on until the board shows
+    /// the next move (or rests after it at the end): a move that seemed made while the
+    /// board was showing something else is never handed on (see `withhold`).
+    withheld: ByBoard<Option<OccupancyMove>>,
+    /// Withheld moves the next move confirmed, to hand on.
+    released: Vec<OccupancyMove>,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -253,6 +275,8 @@ impl OccupancyInference {
             resolved: Vec::new(),
             unsure: ByBoard::default(),
             stalled: ByBoard::default(),
+            withheld: ByBoard::default(),
+            released: Vec::new(),
         }
     }
 
@@ -365,12 +389,18 @@ impl OccupancyInference {
             .into_iter()
             .filter(|m| occupancy_after(game, board, m) == occ)
             .filter(|m| match m {
-                // The victim's square must have been seen empty (lifted, then taken).
+                // The victim's square must have been seen empty (lifted, then taken), and
+                // not filled again before the capturer left its own: a piece put back
+                // (read, lost and read again, adjusted) is no victim.
                 Move::Normal {
                     capture: Some(_),
+                    from,
                     to,
                     ..
-                } => lifted.contains(to),
+                } => {
+                    let c = &self.watch[board].changes;
+                    lifted.contains(to) && c.filled[to.index()] >= c.emptied[from.index()]
+                }
                 _ => true,
             })
             .filter(|m| self.landed_after_leaving(board, m))
@@ -626,7 +656,9 @@ impl OccupancyInference {
         {
             return None;
         }
-        if self.stall_en_passant_lookalike(board, &m) {
+        if self.stall_en_passant_lookalike(board, &m)
+            || self.stall_open_kind_lookalike(board, i, &m)
+        {
             return None;
         }
         let (_, role, game, m, note) = found.swap_remove(0);
@@ -683,6 +715,20 @@ impl OccupancyInference {
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
+        let mut out = self.feed_inner(board, t, occ);
+        for b in BoardId::ALL {
+            if self.stalled[b].is_some() {
+                // What made the board stall may be what the withheld move took for its
+                // own: it is not handed on.
+                self.withheld[b] = None;
+            }
+        }
+        out.append(&mut self.released);
+        out.sort_by_key(|m| m.t);
+        out
+    }
+
+    fn feed_inner(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
         for b in [board.other(), board] {
             self.judge_held(b, t);
@@ -737,7 +783,7 @@ impl OccupancyInference {
                 Some((open, _, _)) if open != mv && !self.may_replace(board, &open, &mv) => {
                     // The open move's piece still stands where it landed: what changed since
                     // is the next move's.
-                    out.extend(self.commit(board));
+                    self.withhold(board, &mut out);
                     self.after_commit(board, t, occ, &mut out);
                 }
                 _ => self.set_open(board, mv, note, t),
@@ -767,7 +813,13 @@ impl OccupancyInference {
                 ));
                 return out;
             }
-            if self.watch[board].appeared != 0 {
+            if self.dropped_piece_lifted(board) {
+                // The piece just dropped was lifted again: read, lost and read again as it
+                // is set down, taken back, or the victim of a capture under way. The drop
+                // stays open: the next readings tell.
+                return out;
+            }
+            if self.watch[board].appeared != 0 && !self.set_down_and_taken_back(board) {
                 self.stalled[board] = Some(format!(
                     "board {board}: pieces were put down and taken away, and the board is back as it was: more happened than the board can tell"
                 ));
@@ -805,7 +857,7 @@ impl OccupancyInference {
         }
         if self.watch[board].open.is_some() {
             // Only the next move explains it: the open one is final.
-            out.extend(self.commit(board));
+            self.withhold(board, &mut out);
             self.after_commit(board, t, occ, &mut out);
             return out;
         }
@@ -902,6 +954,13 @@ impl OccupancyInference {
             ));
             return;
         }
+        let (mv, note) = self.held_capture(&captures);
+        self.take_held(board, mv, note);
+    }
+
+    /// The capture of a piece held still: `captures` (of one victim) differ only in the
+    /// promotion piece, the ruleset's first is taken and flagged.
+    fn held_capture(&self, captures: &[Move]) -> (Move, KindNote) {
         let mut promotions: Vec<Role> = captures.iter().filter_map(Move::promotion).collect();
         let mv = captures
             .iter()
@@ -919,9 +978,55 @@ impl OccupancyInference {
         } else {
             KindNote::Exact
         };
+        (mv, note)
+    }
+
+    /// The piece held still on `board` took with `mv`: the open move.
+    fn take_held(&mut self, board: BoardId, mv: Move, note: KindNote) {
         let at = self.watch[board].changed_at;
         self.set_open(board, mv, note, at);
         self.watch[board].held = Some(mv);
+    }
+
+    /// Whether the board, back as it was at the last final move, shows only the open
+    /// drop's piece lifted again (nothing else seen where the board had none).
+    fn dropped_piece_lifted(&self, board: BoardId) -> bool {
+        let w = &self.watch[board];
+        matches!(
+            w.open,
+            Some((Move::Drop { to, .. }, _, _)) if w.appeared == 1u64 << to.index() && w.most_gone == 0
+        )
+    }
+
+    /// Whether the board, back as it was at the last final move, shows one piece set down
+    /// and taken back: the open move's piece (put on its square and taken back to its
+    /// own) and only it was seen where the board had none, on its way, and at most its
+    /// own square emptied. Two moves cannot come back
+    /// to the same occupancy that way: the opponent cannot empty the square the mover's
+    /// piece went to without filling it (a capture) or take it back to its own.
+    fn set_down_and_taken_back(&self, board: BoardId) -> bool {
+        let w = &self.watch[board];
+        let Some((open, _, _)) = &w.open else {
+            return false;
+        };
+        if w.most_gone > 1 || open.is_capture() || open.is_drop() {
+            return false;
+        }
+        let Some([f0, f1, r0, r1]) = union(w.span, span_of(open)).or_else(|| {
+            let to = open_to(open);
+            Some([
+                to.file().index(),
+                to.file().index(),
+                to.rank().index(),
+                to.rank().index(),
+            ])
+        }) else {
+            return false;
+        };
+        Bitboard(w.appeared).into_iter().all(|sq| {
+            let (f, r) = (sq.file().index(), sq.rank().index());
+            (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
+        })
     }
 
     /// The capture taken for a piece held still is one reading of two: the board stalls
@@ -964,7 +1069,7 @@ impl OccupancyInference {
     /// taken away elsewhere) means more happened than one move: the board stalls.
     fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches(board, occ)?;
-        if self.stall_en_passant_lookalike(board, &mv) {
+        if self.stall_en_passant_lookalike(board, &mv) || self.stall_slow_capture(board, &mv) {
             return None;
         }
         if self.history_ok(board, &mv, occ) {
@@ -973,6 +1078,99 @@ impl OccupancyInference {
             self.stall_history(board, &mv);
             None
         }
+    }
+
+    /// Whether `m`, a capture whose victim was lifted after the capturer and whose capturer
+    /// landed later than [`SLOW_CAPTURE_MS`] after its lift, stalls the board: the piece
+    /// may have been set straight onto another piece it takes (that square shows no change),
+    /// and the opponent have lifted and put back the piece `m` takes (adjusting it, or
+    /// starting his move and changing his mind). A hand taking a piece is quicker.
+    fn stall_slow_capture(&mut self, board: BoardId, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let c = &self.watch[board].changes;
+        let (lifted, victim, landed) = (
+            c.emptied[from.index()],
+            c.emptied[to.index()],
+            c.filled[to.index()],
+        );
+        if victim < lifted || landed < lifted + SLOW_CAPTURE_MS {
+            return false;
+        }
+        let others: Vec<Square> = self
+            .game
+            .board(board)
+            .legal_moves()
+            .iter()
+            .filter(|x| x.from() == Some(from) && x.is_capture() && x.to() != to)
+            .map(Move::to)
+            .collect();
+        let Some(other) = others.first() else {
+            return false;
+        };
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} took on {to} {} ms after it was lifted, its victim lifted after it; or it was set straight onto {other} and the piece on {to} was lifted and put back; the board cannot tell",
+            landed - lifted
+        ));
+        true
+    }
+
+    /// Whether `m`, a quiet move of the piece of open kind `assumed[i]` as another of its
+    /// kinds, stalls the board: as one of its kinds the piece may have been set straight
+    /// onto a piece it takes (its square then shows no change), and the opponent may hold a
+    /// piece to drop where `m` lands; occupancy cannot tell the two, and taking `m` would
+    /// settle the piece's kind from a move it may not have made.
+    fn stall_open_kind_lookalike(&mut self, board: BoardId, i: usize, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            capture: None,
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let a = &self.watch[board].assumed[i];
+        if a.sq != from {
+            return false;
+        }
+        let c = &self.watch[board].changes;
+        if c.filled[m.to().index()] < c.emptied[from.index()] + SLOW_LANDING_MS {
+            // Set down as soon as a hand moving it would: no time for a drop in between.
+            return false;
+        }
+        let pos = self.game.board(board);
+        let placement = pos.board();
+        let victims = placement.by_color(a.color.other()).0 & !placement.kings(a.color.other()).0;
+        let may_take = a.choices.iter().any(|&r| {
+            let reach = if r == Role::Pawn {
+                crate::rules::pawn_attacks(a.color, from)
+            } else {
+                crate::rules::attacks(r, a.color, from, placement.occupied())
+            };
+            reach.0 & victims != 0
+        });
+        let opponent = a.color.other();
+        let other = board.other();
+        let hand_may_hold = !pos.pockets()[opponent].is_empty()
+            || self.stalled[other].is_some()
+            || self.unsettled(&self.game, other)
+            || !self.unsure[board][opponent].is_empty();
+        if !may_take || !hand_may_hold {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece on {from} (its kind open) went to {}, or took a piece it was set straight onto and a piece was dropped on {}; the board cannot tell",
+            m.to(),
+            m.to()
+        ));
+        true
     }
 
     /// Whether `m`, a step of a piece of open kind that may be a pawn onto the square a
@@ -1029,7 +1227,56 @@ impl OccupancyInference {
         ));
     }
 
+    /// Makes the open move final, withheld until the board shows the next move: the move
+    /// before, still withheld, goes out first.
+    fn withhold(&mut self, board: BoardId, out: &mut Vec<OccupancyMove>) {
+        out.extend(self.withheld[board].take());
+        let lookalike = self.watch[board]
+            .open
+            .as_ref()
+            .is_some_and(|(m, _, _)| self.capture_and_drop_lookalike(board, m));
+        let Some(m) = self.commit(board) else {
+            return;
+        };
+        if lookalike {
+            self.withheld[board] = Some(m);
+        } else {
+            out.push(m);
+        }
+    }
+
+    /// Whether `m`, a quiet move, reads the same as a capture by its piece set straight
+    /// onto its victim (its square shows no change) followed by the opponent dropping a
+    /// piece where `m` lands: the piece may take, and the opponent may hold a piece (or
+    /// his hand is unknown). Such a move is handed on only once the board shows the move
+    /// after it.
+    fn capture_and_drop_lookalike(&self, board: BoardId, m: &Move) -> bool {
+        let Move::Normal {
+            from,
+            capture: None,
+            promotion: None,
+            ..
+        } = *m
+        else {
+            return false;
+        };
+        let pos = self.game.board(board);
+        let opponent = pos.turn().other();
+        let other = board.other();
+        let hand_may_hold = !pos.pockets()[opponent].is_empty()
+            || self.stalled[other].is_some()
+            || self.unsettled(&self.game, other)
+            || !self.unsure[board][opponent].is_empty();
+        hand_may_hold
+            && pos
+                .legal_moves()
+                .iter()
+                .any(|x| x.from() == Some(from) && x.is_capture())
+    }
+
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
+        // The board shows the next move: the one withheld was made.
+        self.released.extend(self.withheld[board].take());
         let w = &mut self.watch[board];
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
             w.since_open.clear();
@@ -1064,7 +1311,20 @@ impl OccupancyInference {
     /// position.
     fn after_commit(&mut self, board: BoardId, t: u64, occ: u64, out: &mut Vec<OccupancyMove>) {
         let base = self.base(board);
-        self.watch[board].lifted = Bitboard(base & !occ).into_iter().collect();
+        // Lifted since the move became open and standing in the position now: a victim
+        // lifted before its capturer landed.
+        let mut lifted: Vec<Square> = self.watch[board]
+            .since_open
+            .iter()
+            .copied()
+            .filter(|s| base & (1u64 << s.index()) != 0)
+            .collect();
+        for s in Bitboard(base & !occ) {
+            if !lifted.contains(&s) {
+                lifted.push(s);
+            }
+        }
+        self.watch[board].lifted = lifted;
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             out.extend(self.supply(board, occ));
         }
@@ -1171,10 +1431,21 @@ impl OccupancyInference {
 
     /// The end of the input: open moves become final.
     pub fn finish(&mut self) -> Vec<OccupancyMove> {
-        let mut out: Vec<OccupancyMove> = [BoardId::A, BoardId::B]
-            .into_iter()
-            .filter_map(|b| self.commit(b))
-            .collect();
+        let mut out = std::mem::take(&mut self.released);
+        for b in BoardId::ALL {
+            let open = self.watch[b].open.is_some();
+            let at_rest = self.watch[b].last.is_none_or(|o| o == self.base(b));
+            if let Some(w) = self.withheld[b].take()
+                && self.stalled[b].is_none()
+                && (open || at_rest)
+            {
+                // Confirmed by the move after it, or by the board resting after it.
+                out.push(w);
+            }
+            if self.stalled[b].is_none() {
+                out.extend(self.commit(b));
+            }
+        }
         out.sort_by_key(|m| m.t);
         out
     }

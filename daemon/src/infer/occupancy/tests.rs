@@ -541,3 +541,128 @@ fn a_step_of_a_piece_that_may_be_a_pawn_onto_the_en_passant_square_stalls() {
         (A, normal(Role::Pawn, "d7", "d5", None), KindNote::Exact)
     );
 }
+
+#[test]
+fn a_piece_set_on_a_square_and_taken_back_to_its_own_is_no_move() {
+    let mut h = Hands::new();
+    // g1-f3, and back to g1 before the hand lets go for good: no move, the board goes on.
+    h.mv(A, "g1", "f3").mv(A, "f3", "g1");
+    h.mv(A, "e2", "e4");
+    assert_eq!(
+        h.done(),
+        vec![(A, normal(Role::Pawn, "e2", "e4", None), KindNote::Exact)]
+    );
+    assert!(h.inf.stalled(A).is_none());
+}
+
+#[test]
+fn a_quiet_move_that_reads_as_a_capture_and_a_drop_waits_for_the_next_move() {
+    // The knight on f3 may take e5 (set straight onto it, no change there) and Black hold a
+    // pawn to drop on g5: f3 emptying and g5 filling is Ng5, or Nxe5 and a pawn on g5.
+    let bfen = "4k3/8/8/4p3/8/5N2/8/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    // The board shows Black's next move (his king): Ng5 was made, and it is handed on.
+    let mut h = Hands::from_bfen(bfen);
+    h.mv(A, "f3", "g5").lift(A, "e8");
+    assert!(h.out.is_empty(), "{:?}", h.out);
+    h.put(A, "d8");
+    assert_eq!(
+        h.out
+            .iter()
+            .map(|m| format!("{:?}", m.mv))
+            .collect::<Vec<_>>(),
+        vec![normal(Role::Knight, "f3", "g5", None)]
+    );
+    // The input ends with the board at rest after it: the board confirms it.
+    let mut h = Hands::from_bfen(bfen);
+    h.mv(A, "f3", "g5");
+    assert_eq!(
+        h.done(),
+        vec![(A, normal(Role::Knight, "f3", "g5", None), KindNote::Exact)]
+    );
+    // The input ends with the board showing what follows it half made: nothing confirms
+    // Ng5, and it is not handed on.
+    let mut h = Hands::from_bfen(bfen);
+    h.mv(A, "f3", "g5").lift(A, "e8");
+    assert!(h.done().is_empty());
+    // Without a piece in Black's hand there is nothing to mistake it for: handed on at
+    // once.
+    let mut h = Hands::from_bfen("4k3/8/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.mv(A, "f3", "g5").lift(A, "e8");
+    assert_eq!(h.out.len(), 1);
+}
+
+#[test]
+fn a_drop_read_lost_and_read_again_is_one_drop() {
+    // The piece is read, lost for a scan as the hand lets go, and read again: one drop.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "e4").lift(A, "e4").put(A, "e4");
+    h.mv(A, "e8", "d8");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, drop(Color::White, Role::Knight, "e4"), KindNote::Exact),
+            (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
+        ]
+    );
+    assert!(h.inf.stalled(A).is_none());
+    // Dropped, then its victim lifted before the capturer lands (a capture under way):
+    // the drop stands and the capture follows.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/2n5/8/4K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "b1").lift(A, "b1").lift(A, "c3").put(A, "b1");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, drop(Color::White, Role::Knight, "b1"), KindNote::Exact),
+            (
+                A,
+                normal(Role::Knight, "c3", "b1", Some(Role::Knight)),
+                KindNote::Exact
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_piece_read_again_before_the_capturer_left_is_no_victim() {
+    // White's knight is dropped on c1 (read, lost, read again); then Black's bishop on b2
+    // is lifted and held: it may have been set onto a1 or c1. c1 was empty a moment, but
+    // filled again before the bishop left: it is no victim, and nothing is taken for one.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/1b6/R3K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "c1")
+        .lift(A, "c1")
+        .put(A, "c1")
+        .lift(A, "b2")
+        .wait(2_000);
+    let got = h.done();
+    assert_eq!(
+        got,
+        vec![(A, drop(Color::White, Role::Knight, "c1"), KindNote::Exact)]
+    );
+    assert!(h.inf.stalled(A).is_some());
+}
+
+#[test]
+fn a_slow_capture_of_a_piece_lifted_after_the_capturer_stalls() {
+    // The knight on f3 may take e5 or g5. It is lifted, then g5 is lifted and the knight
+    // lands there: quick, it is Nxg5; slow (1.5 s), the knight may have been set onto e5
+    // and Black lifted and put back his g5 pawn: the board cannot tell.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").lift(A, "g5").put(A, "g5");
+    assert_eq!(
+        h.done(),
+        vec![(
+            A,
+            normal(Role::Knight, "f3", "g5", Some(Role::Pawn)),
+            KindNote::Exact
+        )]
+    );
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3")
+        .wait(700)
+        .lift(A, "g5")
+        .wait(700)
+        .put(A, "g5");
+    assert!(h.done().is_empty());
+    assert!(h.inf.stalled(A).is_some());
+}
