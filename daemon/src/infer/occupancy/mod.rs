@@ -39,7 +39,9 @@
 //!   the same as that capture and the drop. Such a move is made final as any, but handed
 //!   on only once the board shows the move after it (or rests after it at the end); when the
 //!   board stalls first, it is never handed on. A piece set on a square and taken back to
-//!   its own is no move.
+//!   its own is no move;
+//! * **supply late**: a drop made before the capture that supplies it is seen is read
+//!   again, with the hand as it is then, once the other board's reading shows the capture.
 //!
 //! Pure: no I/O, times passed in.
 
@@ -716,6 +718,18 @@ impl OccupancyInference {
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = self.feed_inner(board, t, occ);
+        let other = board.other();
+        if self.stalled[other].is_none()
+            && self.watch[other].open.is_none()
+            && let Some(last) = self.watch[other].last
+            && self.unsettled(&self.game, other)
+        {
+            // The other board shows what no move explained: a drop made before the capture
+            // that supplies it was seen here. Read it again with the hand as it is now.
+            let still_since = self.watch[other].changed_at;
+            out.extend(self.feed_inner(other, t, last));
+            self.watch[other].changed_at = still_since;
+        }
         for b in BoardId::ALL {
             if self.stalled[b].is_some() {
                 // What made the board stall may be what the withheld move took for its

@@ -258,6 +258,19 @@ fn a_drop_takes_its_kind_from_the_hand_or_the_square_or_says_it_cannot() {
     );
 }
 
+/// Both `exd5` on board A and the pawn it gave dropped on d6 on board B are in `got`.
+fn assert_exd5_supplies_d6(got: &[(BoardId, String, KindNote)]) {
+    assert!(
+        got.contains(&(B, drop(Color::Black, Role::Pawn, "d6"), KindNote::Exact)),
+        "{got:#?}"
+    );
+    assert!(got.contains(&(
+        A,
+        normal(Role::Pawn, "e4", "d5", Some(Role::Pawn)),
+        KindNote::Exact
+    )));
+}
+
 #[test]
 fn a_capture_on_one_board_supplies_a_drop_on_the_other() {
     let mut h = Hands::new();
@@ -268,16 +281,7 @@ fn a_capture_on_one_board_supplies_a_drop_on_the_other() {
     h.lift(A, "d5").lift(A, "e4").put(A, "d5");
     // Black on B drops it on d6 while A's capture is still open.
     h.put(B, "d6");
-    let got = h.done();
-    assert!(
-        got.contains(&(B, drop(Color::Black, Role::Pawn, "d6"), KindNote::Exact)),
-        "{got:#?}"
-    );
-    assert!(got.contains(&(
-        A,
-        normal(Role::Pawn, "e4", "d5", Some(Role::Pawn)),
-        KindNote::Exact
-    )));
+    assert_exd5_supplies_d6(&h.done());
 }
 
 /// A table of two Sentio boards in front of a whole match (the daemon's path): `bfen` the
@@ -665,4 +669,19 @@ fn a_slow_capture_of_a_piece_lifted_after_the_capturer_stalls() {
         .put(A, "g5");
     assert!(h.done().is_empty());
     assert!(h.inf.stalled(A).is_some());
+}
+
+#[test]
+fn a_drop_made_before_the_capture_that_supplies_it_lands_is_read_once_it_does() {
+    let mut h = Hands::new();
+    h.mv(B, "e2", "e4");
+    h.mv(A, "e2", "e4").mv(A, "d7", "d5");
+    // White on A takes d5: the victim is off and handed over, the capturer still in the
+    // air, when Black on B drops the pawn on d6 (his hand held nothing before).
+    h.lift(A, "d5").lift(A, "e4");
+    h.put(B, "d6");
+    assert!(!h.out.iter().any(|m| m.mv.is_drop()), "{:?}", h.out);
+    // The capturer lands: the capture is seen, and with it the drop.
+    h.put(A, "d5");
+    assert_exd5_supplies_d6(&h.done());
 }
