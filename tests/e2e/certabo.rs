@@ -37,7 +37,7 @@ async fn two_certabo_boards_learn_both_sets_and_record_a_real_game() {
     let records = dir.path().join("games");
     let config = dir.path().join("table.toml");
     table.write_config(&config, "certabo", &records);
-    let (daemon, mut sub) = ChildDaemon::run_with_subscriber(
+    let (mut daemon, mut sub) = ChildDaemon::run_with_subscriber(
         env!("CARGO_BIN_EXE_bugbridge-e2e"),
         &config,
         "certabo",
@@ -46,6 +46,13 @@ async fn two_certabo_boards_learn_both_sets_and_record_a_real_game() {
     .await;
     // A Certabo board reports once it knows its pieces: both sets learnt.
     sub.until("both boards calibrated and connected", both_connected)
+        .await;
+    // The file is written once the second set is learnt, as the board connects: wait for
+    // the daemon to say so.
+    daemon
+        .until_log("the calibration of both sets saved", |line| {
+            line.contains("calibration saved") && line.contains("(64 tags")
+        })
         .await;
     let saved = dir.path().join("table.calibration.json");
     let cal = Calibration::from_json(&std::fs::read_to_string(&saved).expect("saved"))

@@ -22,6 +22,8 @@ pub struct ChildDaemon {
     /// The embedded MQTT broker's address, when `mqtt.url = "embedded"`.
     pub mqtt_broker: Option<SocketAddr>,
     log: Arc<Mutex<Vec<String>>>,
+    /// Its log lines not yet looked at by [`ChildDaemon::until_log`].
+    lines: mpsc::UnboundedReceiver<String>,
 }
 
 impl ChildDaemon {
@@ -68,7 +70,7 @@ impl ChildDaemon {
             .expect("the daemon starts");
         let stderr = child.stderr.take().expect("piped stderr");
         let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let (tx, rx) = mpsc::unbounded_channel();
         let kept = Arc::clone(&log);
         std::thread::spawn(move || {
             for line in std::io::BufReader::new(stderr).lines() {
@@ -82,10 +84,11 @@ impl ChildDaemon {
             http: None,
             mqtt_broker: None,
             log,
+            lines: rx,
         };
         let fields = within("the daemon's `running` log line", async {
             loop {
-                let Some(line) = rx.recv().await else {
+                let Some(line) = daemon.lines.recv().await else {
                     panic!("the daemon exited:\n{}", daemon.log_text());
                 };
                 let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
@@ -101,6 +104,31 @@ impl ChildDaemon {
         daemon.http = addr("http");
         daemon.mqtt_broker = addr("mqtt_broker");
         daemon
+    }
+
+    /// Waits for a log line `wanted` accepts (lines before it are passed over), within
+    /// [`within`]'s limit; `what` names it in the failure message.
+    ///
+    /// # Panics
+    ///
+    /// When the daemon exits or the limit passes first.
+    pub async fn until_log(&mut self, what: &str, wanted: impl Fn(&str) -> bool) {
+        let lines = &mut self.lines;
+        let log = Arc::clone(&self.log);
+        within(what, async {
+            loop {
+                let Some(line) = lines.recv().await else {
+                    panic!(
+                        "the daemon exited before {what}:\n{}",
+                        log.lock().expect("not poisoned").join("\n")
+                    );
+                };
+                if wanted(&line) {
+                    break;
+                }
+            }
+        })
+        .await;
     }
 
     /// Everything it logged so far.
