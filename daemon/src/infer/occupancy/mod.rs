@@ -1015,9 +1015,9 @@ impl OccupancyInference {
     /// Whether the board, back as it was at the last final move, shows one piece set down
     /// and taken back: the open move's piece (put on its square and taken back to its
     /// own) and only it was seen where the board had none, on its way, and at most its
-    /// own square emptied. Two moves cannot come back
-    /// to the same occupancy that way: the opponent cannot empty the square the mover's
-    /// piece went to without filling it (a capture) or take it back to its own.
+    /// own square emptied. Two moves cannot come back to the same occupancy that way: the
+    /// opponent cannot empty the square the mover's piece went to without filling it (a
+    /// capture) or take it back to its own.
     fn set_down_and_taken_back(&self, board: BoardId) -> bool {
         let w = &self.watch[board];
         let Some((open, _, _)) = &w.open else {
@@ -1026,21 +1026,7 @@ impl OccupancyInference {
         if w.most_gone > 1 || open.is_capture() || open.is_drop() {
             return false;
         }
-        let Some([f0, f1, r0, r1]) = union(w.span, span_of(open)).or_else(|| {
-            let to = open_to(open);
-            Some([
-                to.file().index(),
-                to.file().index(),
-                to.rank().index(),
-                to.rank().index(),
-            ])
-        }) else {
-            return false;
-        };
-        Bitboard(w.appeared).into_iter().all(|sq| {
-            let (f, r) = (sq.file().index(), sq.rank().index());
-            (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
-        })
+        self.on_the_way(board, open, w.appeared)
     }
 
     /// The capture taken for a piece held still is one reading of two: the board stalls
@@ -1068,13 +1054,21 @@ impl OccupancyInference {
         }
         let other = board.other();
         let opponent = game.board(board).turn();
-        self.stalled[other].is_some()
-            || self.unsettled(&self.game, other)
+        self.hand_unknown(board, opponent)
             || self.watch[other]
                 .open
                 .as_ref()
                 .is_some_and(|(m, _, _)| m.is_capture())
-            || !self.unsure[board][opponent].is_empty()
+    }
+
+    /// Whether what `color`'s hand on `board` holds is not known: the other board (whose
+    /// captures fill it) stalled or shows what no move explains, or the hand gave or got a
+    /// piece of open kind.
+    fn hand_unknown(&self, board: BoardId, color: Color) -> bool {
+        let other = board.other();
+        self.stalled[other].is_some()
+            || self.unsettled(&self.game, other)
+            || !self.unsure[board][color].is_empty()
     }
 
     /// [`OccupancyInference::matches`], kept only when what the board showed since the last
@@ -1118,15 +1112,14 @@ impl OccupancyInference {
         if victim < lifted || landed < lifted + SLOW_CAPTURE_MS {
             return false;
         }
-        let others: Vec<Square> = self
+        let Some(other) = self
             .game
             .board(board)
             .legal_moves()
             .iter()
-            .filter(|x| x.from() == Some(from) && x.is_capture() && x.to() != to)
+            .find(|x| x.from() == Some(from) && x.is_capture() && x.to() != to)
             .map(Move::to)
-            .collect();
-        let Some(other) = others.first() else {
+        else {
             return false;
         };
         self.stalled[board] = Some(format!(
@@ -1171,11 +1164,8 @@ impl OccupancyInference {
             reach.0 & victims != 0
         });
         let opponent = a.color.other();
-        let other = board.other();
-        let hand_may_hold = !pos.pockets()[opponent].is_empty()
-            || self.stalled[other].is_some()
-            || self.unsettled(&self.game, other)
-            || !self.unsure[board][opponent].is_empty();
+        let hand_may_hold =
+            !pos.pockets()[opponent].is_empty() || self.hand_unknown(board, opponent);
         if !may_take || !hand_may_hold {
             return false;
         }
@@ -1226,10 +1216,16 @@ impl OccupancyInference {
         if gone_again == 0 {
             return true;
         }
+        self.on_the_way(board, mv, gone_again)
+    }
+
+    /// Whether `squares` all lie where the pieces of the moves taken as open since the last
+    /// final move, and of `mv`, may have passed (the rectangle their squares span).
+    fn on_the_way(&self, board: BoardId, mv: &Move, squares: u64) -> bool {
         let Some([f0, f1, r0, r1]) = union(self.watch[board].span, span_of(mv)) else {
             return false;
         };
-        Bitboard(gone_again).into_iter().all(|sq| {
+        Bitboard(squares).into_iter().all(|sq| {
             let (f, r) = (sq.file().index(), sq.rank().index());
             (f0..=f1).contains(&f) && (r0..=r1).contains(&r)
         })
@@ -1276,11 +1272,8 @@ impl OccupancyInference {
         };
         let pos = self.game.board(board);
         let opponent = pos.turn().other();
-        let other = board.other();
-        let hand_may_hold = !pos.pockets()[opponent].is_empty()
-            || self.stalled[other].is_some()
-            || self.unsettled(&self.game, other)
-            || !self.unsure[board][opponent].is_empty();
+        let hand_may_hold =
+            !pos.pockets()[opponent].is_empty() || self.hand_unknown(board, opponent);
         hand_may_hold
             && pos
                 .legal_moves()
@@ -1331,7 +1324,7 @@ impl OccupancyInference {
             .since_open
             .iter()
             .copied()
-            .filter(|s| base & (1u64 << s.index()) != 0)
+            .filter(|&s| Bitboard(base).contains(s))
             .collect();
         for s in Bitboard(base & !occ) {
             if !lifted.contains(&s) {
@@ -1457,6 +1450,7 @@ impl OccupancyInference {
                 out.push(w);
             }
             if self.stalled[b].is_none() {
+                // A stalled board's open move is one reading of two: it is not made final.
                 out.extend(self.commit(b));
             }
         }

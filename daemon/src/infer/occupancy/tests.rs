@@ -337,9 +337,31 @@ fn sentio_match(
     (m, out)
 }
 
+/// `out` holds one correction, a kind settled that makes the drop `new_san`, and the
+/// record of `m` reads `sans`.
+fn assert_one_kind_settled(
+    m: &crate::game::Match,
+    out: &[crate::infer::Inference],
+    new_san: &str,
+    sans: &[&str],
+) {
+    use crate::infer::{CorrectionKind, Inference};
+    let corrections: Vec<_> = out
+        .iter()
+        .filter_map(|i| match i {
+            Inference::Correction(c) => Some(c),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(corrections.len(), 1, "{out:#?}");
+    assert_eq!(corrections[0].kind, CorrectionKind::KindSettled);
+    assert_eq!(corrections[0].new_san, new_san);
+    let record: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
+    assert_eq!(record, sans);
+}
+
 #[test]
 fn a_drop_kind_settled_by_the_pieces_own_move_is_a_correction_of_the_record() {
-    use crate::infer::{CorrectionKind, Inference};
     // White holds a bishop and a rook: the piece put on e4 is either. It then goes e4-e6,
     // which only a rook does: the drop was the rook's, and the record says so.
     let bfen = "4k3/8/8/8/8/8/8/4K3/BR w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
@@ -355,18 +377,7 @@ fn a_drop_kind_settled_by_the_pieces_own_move_is_a_correction_of_the_record() {
             (A, "c7", true),
         ],
     );
-    let corrections: Vec<_> = out
-        .iter()
-        .filter_map(|i| match i {
-            Inference::Correction(c) => Some(c),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(corrections.len(), 1, "{out:#?}");
-    assert_eq!(corrections[0].kind, CorrectionKind::KindSettled);
-    assert_eq!(corrections[0].new_san, "R@e4+");
-    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
-    assert_eq!(sans, ["R@e4+", "Kd8", "Re6", "Kc7"]);
+    assert_one_kind_settled(&m, &out, "R@e4+", &["R@e4+", "Kd8", "Re6", "Kc7"]);
 }
 
 #[test]
@@ -433,7 +444,7 @@ fn a_piece_held_still_after_its_lift_is_its_only_capture() {
 
 #[test]
 fn a_knight_dropped_as_a_placeholder_pawn_then_taking_as_a_knight_settles_its_kind() {
-    use crate::infer::{AlertCode, CorrectionKind, Inference};
+    use crate::infer::{AlertCode, Inference};
     // White holds a pawn and a knight: the piece put on g5 is either, carried as a pawn. It
     // then takes on e6, which only a knight does: no illegal pawn move, the drop is the
     // knight's and the record says so.
@@ -456,18 +467,7 @@ fn a_knight_dropped_as_a_placeholder_pawn_then_taking_as_a_knight_settles_its_ki
             .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::IllegalMove)),
         "{out:#?}"
     );
-    let corrections: Vec<_> = out
-        .iter()
-        .filter_map(|i| match i {
-            Inference::Correction(c) => Some(c),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(corrections.len(), 1, "{out:#?}");
-    assert_eq!(corrections[0].kind, CorrectionKind::KindSettled);
-    assert_eq!(corrections[0].new_san, "N@g5");
-    let sans: Vec<&str> = m.record().iter().map(|e| e.san.as_str()).collect();
-    assert_eq!(sans, ["N@g5", "Kd7", "Nxe6", "Kc8"]);
+    assert_one_kind_settled(&m, &out, "N@g5", &["N@g5", "Kd7", "Nxe6", "Kc8"]);
 }
 
 #[test]
