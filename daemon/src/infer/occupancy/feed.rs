@@ -152,12 +152,22 @@ impl OccupancyFeed {
                         .join(" ")
                 }
             };
+            let held = self
+                .inf
+                .held_choices(b)
+                .map(|(from, to)| {
+                    format!(
+                        "; the piece from {from} may have been set straight onto a piece it took ({})",
+                        to.iter().map(ToString::to_string).collect::<Vec<_>>().join(" or ")
+                    )
+                })
+                .unwrap_or_default();
             alerts.push(alert(
                 t,
                 b,
                 AlertCode::OccupancyStalled,
                 format!(
-                    "board {b}: still for {} s showing what no move explains (emptied: {}; filled: {}); its moves are taken again once it shows one, or the arbiter enters them",
+                    "board {b}: still for {} s showing what no move explains (emptied: {}; filled: {}){held}; its moves are taken again once it shows one, or the arbiter enters them",
                     STILL_WAIT_MS / 1000,
                     list(&emptied),
                     list(&filled)
@@ -183,8 +193,13 @@ impl OccupancyFeed {
         alerts: &mut Vec<Inference>,
     ) {
         let mut moves = moves.to_vec();
+        // A kind settled for a move handed on before is said after the moves handed on now,
+        // which are older than now: the piece inference sees times in order.
+        let mut handed_before = Vec::new();
         for r in self.inf.take_resolutions() {
-            self.settle(r, t, &mut moves, events);
+            if !settle_pending(&r, &mut moves) {
+                handed_before.push(r);
+            }
         }
         for m in &moves {
             self.last_t = self.last_t.max(m.t).max(self.next_free[m.board]);
@@ -223,29 +238,32 @@ impl OccupancyFeed {
                 alerts.push(alert(t, m.board, AlertCode::KindUndetermined, detail));
             }
         }
+        for r in handed_before {
+            self.settle(r, t, events);
+        }
     }
 }
 
+/// A kind settled for a move still to be handed on (`pending`): corrected in place.
+/// Returns whether it was one.
+fn settle_pending(r: &Resolution, pending: &mut [OccupancyMove]) -> bool {
+    let Some(m) = pending
+        .iter_mut()
+        .find(|m| m.board == r.board && m.t == r.t)
+    else {
+        return false;
+    };
+    if let Some(mv) = with_role(&m.mv, r.role) {
+        m.mv = mv;
+        m.note = KindNote::Exact;
+    }
+    true
+}
+
 impl OccupancyFeed {
-    /// A kind settled: the move still to be handed on is corrected in place; one handed
-    /// on is played again with its kind and corrected in the record.
-    fn settle(
-        &mut self,
-        r: Resolution,
-        t: u64,
-        pending: &mut [OccupancyMove],
-        events: &mut Vec<Handed>,
-    ) {
-        if let Some(m) = pending
-            .iter_mut()
-            .find(|m| m.board == r.board && m.t == r.t)
-        {
-            if let Some(mv) = with_role(&m.mv, r.role) {
-                m.mv = mv;
-                m.note = KindNote::Exact;
-            }
-            return;
-        }
+    /// A kind settled for a move handed on: it is played again with its kind and corrected
+    /// in the record.
+    fn settle(&mut self, r: Resolution, t: u64, events: &mut Vec<Handed>) {
         let Some(i) = self
             .handed
             .iter()

@@ -141,6 +141,10 @@ struct Watch {
     /// The capture taken for a piece held still (see `judge_held`), while it is the open
     /// move: the piece put back undoes it, the piece put elsewhere replaces it.
     held: Option<Move>,
+    /// A piece held still that may have taken one of several pieces (see `judge_held`):
+    /// each capture it may have made. The board waits: the opponent's reply may tell which
+    /// (see `held_then_reply`), or the piece be put down after all.
+    held_several: Vec<Move>,
 }
 
 /// When each square of a board last filled and last emptied (ms; 0: not since the start).
@@ -209,12 +213,17 @@ pub struct OccupancyInference {
     /// Boards whose occupancy two readings explain: nothing more is decided there until
     /// the arbiter says (why, for people).
     stalled: ByBoard<Option<String>>,
-    /// A move made final because the board went on, not handed on until the board shows
-    /// the next move (or rests after it at the end): a move that seemed made while the
-    /// board was showing something else is never handed on (see `withhold`).
-    withheld: ByBoard<Option<OccupancyMove>>,
+    /// Moves made final because the board went on, not handed on until the board shows
+    /// the next move whose colour it can see (or rests after them at the end): a move that
+    /// seemed made while the board was showing something else is never handed on (see
+    /// `withhold`). The first is a look-alike, the others drops made after it (a drop does
+    /// not show whose it is: one ply more or less reads the same).
+    withheld: ByBoard<Vec<OccupancyMove>>,
     /// Withheld moves the next move confirmed, to hand on.
     released: Vec<OccupancyMove>,
+    /// A trial reading of `held_then_reply` is under way: it is not nested (one capture
+    /// and one reply, no more).
+    trying: bool,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -254,6 +263,24 @@ fn same_squares(a: &Move, b: &Move) -> bool {
     a.from() == b.from() && open_to(a) == open_to(b)
 }
 
+/// The legal captures of the piece on `from` onto the square of its victim (en passant,
+/// whose victim stands elsewhere, left out).
+fn captures_from(pos: &crate::rules::Position, from: Square) -> Vec<Move> {
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| {
+            m.from() == Some(from)
+                && matches!(
+                    m,
+                    Move::Normal {
+                        capture: Some(_),
+                        ..
+                    }
+                )
+        })
+        .collect()
+}
+
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     let mut pos = game.board(board).clone();
     pos.play(m);
@@ -279,6 +306,7 @@ impl OccupancyInference {
             stalled: ByBoard::default(),
             withheld: ByBoard::default(),
             released: Vec::new(),
+            trying: false,
         }
     }
 
@@ -428,8 +456,13 @@ impl OccupancyInference {
             let mover = pos.turn();
             // A piece held still there, taken as set onto a victim, has its victim in the
             // air too.
-            let held = self.watch[other].held.map(|m| m.to());
-            for sq in self.watch[other].lifted.iter().chain(held.as_ref()) {
+            let held: Vec<Square> = self.watch[other]
+                .held
+                .iter()
+                .chain(&self.watch[other].held_several)
+                .map(Move::to)
+                .collect();
+            for sq in self.watch[other].lifted.iter().chain(&held) {
                 if let Some(p) = game.board(other).board().piece_at(*sq)
                     && p.color == mover
                     && p.role != Role::King
@@ -553,6 +586,7 @@ impl OccupancyInference {
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
         let (mv, note, t) = self.watch[board].open.take()?;
         self.watch[board].held = None;
+        self.watch[board].held_several.clear();
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
@@ -660,6 +694,7 @@ impl OccupancyInference {
         }
         if self.stall_en_passant_lookalike(board, &m)
             || self.stall_open_kind_lookalike(board, i, &m)
+            || self.stall_slow_capture(board, &m)
         {
             return None;
         }
@@ -734,7 +769,7 @@ impl OccupancyInference {
             if self.stalled[b].is_some() {
                 // What made the board stall may be what the withheld move took for its
                 // own: it is not handed on.
-                self.withheld[b] = None;
+                self.withheld[b].clear();
             }
         }
         out.append(&mut self.released);
@@ -775,21 +810,27 @@ impl OccupancyInference {
             out.extend(self.supply(board, occ));
         }
         if let Some((mv, note)) = self.matches_checked(board, occ) {
+            if let Some(held) = self.held_readings(board).into_iter().find(|held| {
+                *held != mv
+                    && (mv.from() == held.from() && self.drop_may_follow(board, held, occ, t)
+                        || mv.from() != held.from() && self.watch[board].held.is_none())
+            }) {
+                // The piece held still was put down elsewhere after all, or it was set onto
+                // a victim and the opponent dropped a piece where it now shows.
+                self.stalled[board] = Some(format!(
+                    "board {board}: the piece from {} was held, then {} filled: {mv:?}, or {held:?} and a piece dropped there; the board cannot tell",
+                    held.from().map(|s| s.to_string()).unwrap_or_default(),
+                    open_to(&mv)
+                ));
+                self.forget_held(board);
+                return out;
+            }
             if let Some(held) = self.watch[board].held
                 && mv != held
                 && mv.from() == held.from()
             {
-                // The piece held still was put down elsewhere after all, or it was set onto
-                // its victim and the opponent dropped a piece where it now shows.
-                if self.drop_may_follow(board, &held, occ, t) {
-                    self.stalled[board] = Some(format!(
-                        "board {board}: the piece from {} was held, then {} filled: {mv:?}, or {held:?} and a piece dropped there; the board cannot tell",
-                        held.from().map(|s| s.to_string()).unwrap_or_default(),
-                        open_to(&mv)
-                    ));
-                    self.forget_held(board);
-                    return out;
-                }
+                // The piece held still was put down elsewhere after all (no drop reads the
+                // same: see above).
                 self.set_open(board, mv, note, t);
                 return out;
             }
@@ -845,8 +886,10 @@ impl OccupancyInference {
                 ));
                 return out;
             }
-            if let Some(held) = self.watch[board].held
-                && self.drop_may_follow(board, &held, occ, t)
+            if let Some(held) = self
+                .held_readings(board)
+                .into_iter()
+                .find(|held| self.drop_may_follow(board, held, occ, t))
             {
                 self.stalled[board] = Some(format!(
                     "board {board}: the piece from {} was held and the square filled again: put back, or {held:?} and a piece dropped where it stood; the board cannot tell",
@@ -858,6 +901,7 @@ impl OccupancyInference {
             // Lifted and put back: no move.
             self.watch[board].open = None;
             self.watch[board].held = None;
+            self.watch[board].held_several.clear();
             self.watch[board].appeared = 0;
             self.watch[board].span = None;
             self.watch[board].most_gone = 0;
@@ -870,6 +914,9 @@ impl OccupancyInference {
             return out;
         }
         if self.watch[board].open.is_some() {
+            if self.stall_open_kind_slide(board, occ) {
+                return out;
+            }
             // Only the next move explains it: the open one is final.
             self.withhold(board, &mut out);
             self.after_commit(board, t, occ, &mut out);
@@ -910,20 +957,7 @@ impl OccupancyInference {
         {
             return;
         }
-        let captures: Vec<Move> = pos
-            .legal_moves()
-            .into_iter()
-            .filter(|m| {
-                m.from() == Some(from)
-                    && matches!(
-                        m,
-                        Move::Normal {
-                            capture: Some(_),
-                            ..
-                        }
-                    )
-            })
-            .collect();
+        let captures = captures_from(pos, from);
         let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
         targets.sort();
         targets.dedup();
@@ -952,6 +986,13 @@ impl OccupancyInference {
         }
         if targets.is_empty() && !open_kind {
             // A piece with nothing to take, held: the hand is still at work.
+            return;
+        }
+        if targets.len() > 1 && !open_kind {
+            // Several victims: the opponent's reply may tell which (`held_then_reply`).
+            if self.watch[board].held_several.is_empty() {
+                self.watch[board].held_several = captures;
+            }
             return;
         }
         if targets.len() != 1 || open_kind {
@@ -1029,6 +1070,12 @@ impl OccupancyInference {
         self.on_the_way(board, open, w.appeared)
     }
 
+    /// The captures a piece held still may have made: the one taken, or the several it may.
+    fn held_readings(&self, board: BoardId) -> Vec<Move> {
+        let w = &self.watch[board];
+        w.held.iter().chain(&w.held_several).copied().collect()
+    }
+
     /// The capture taken for a piece held still is one reading of two: the board stalls
     /// without it (nothing makes it final).
     fn forget_held(&mut self, board: BoardId) {
@@ -1037,6 +1084,7 @@ impl OccupancyInference {
             w.open = None;
         }
         w.held = None;
+        w.held_several.clear();
     }
 
     /// Whether, after `capture` (a piece held still, taken as set onto its victim), the
@@ -1119,6 +1167,7 @@ impl OccupancyInference {
             .iter()
             .find(|x| x.from() == Some(from) && x.is_capture() && x.to() != to)
             .map(Move::to)
+            .or_else(|| self.open_kind_victim(board, from, to))
         else {
             return false;
         };
@@ -1127,6 +1176,23 @@ impl OccupancyInference {
             landed - lifted
         ));
         true
+    }
+
+    /// A piece other than on `to` that the piece of open kind on `from` may take as one of
+    /// its kinds (by shape: what the placeholders allow may be wrong).
+    fn open_kind_victim(&self, board: BoardId, from: Square, to: Square) -> Option<Square> {
+        let a = self.watch[board].assumed.iter().find(|a| a.sq == from)?;
+        let placement = self.game.board(board).board();
+        let them = a.color.other();
+        let victims = placement.by_color(them).0 & !placement.kings(them).0 & !(1u64 << to.index());
+        a.choices.iter().find_map(|&r| {
+            let reach = if r == Role::Pawn {
+                crate::rules::pawn_attacks(a.color, from)
+            } else {
+                crate::rules::attacks(r, a.color, from, placement.occupied())
+            };
+            Bitboard(reach.0 & victims).into_iter().next()
+        })
     }
 
     /// Whether `m`, a quiet move of the piece of open kind `assumed[i]` as another of its
@@ -1173,6 +1239,42 @@ impl OccupancyInference {
             "board {board}: the piece on {from} (its kind open) went to {}, or took a piece it was set straight onto and a piece was dropped on {}; the board cannot tell",
             m.to(),
             m.to()
+        ));
+        true
+    }
+
+    /// Whether the open move's piece, of open kind, lifted again from where it landed and
+    /// a square filled since, stalls the board: as another of its kinds it may have slid on
+    /// (the open move one of the squares it crossed), which reads the same as the open move
+    /// made and the next one begun. Taking either would settle the piece's kind wrongly if
+    /// the other was made.
+    fn stall_open_kind_slide(&mut self, board: BoardId, occ: u64) -> bool {
+        let w = &self.watch[board];
+        let Some((open, _, _)) = w.open else {
+            return false;
+        };
+        let Some(from) = open.from() else {
+            return false;
+        };
+        if !w.since_open.contains(&open_to(&open)) {
+            return false;
+        }
+        let Some(a) = w.assumed.iter().find(|a| a.sq == from) else {
+            return false;
+        };
+        let slides = a.choices.iter().any(|&role| {
+            role != a.role
+                && self.with_kind(board, a, role).is_some_and(|game| {
+                    self.matches_in(&game, board, occ)
+                        .is_some_and(|(m, _)| m.from() == Some(from))
+                })
+        });
+        if !slides {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece on {from} (its kind open) went to {} and on: {open:?} and the next move begun, or another of its kinds sliding further; the board cannot tell",
+            open_to(&open)
         ));
         true
     }
@@ -1237,10 +1339,10 @@ impl OccupancyInference {
         ));
     }
 
-    /// Makes the open move final, withheld until the board shows the next move: the move
-    /// before, still withheld, goes out first.
+    /// Makes the open move final, withheld while the moves withheld before are not
+    /// confirmed: a move that is no drop confirms them (its piece shows whose turn it was),
+    /// a drop does not.
     fn withhold(&mut self, board: BoardId, out: &mut Vec<OccupancyMove>) {
-        out.extend(self.withheld[board].take());
         let lookalike = self.watch[board]
             .open
             .as_ref()
@@ -1248,8 +1350,11 @@ impl OccupancyInference {
         let Some(m) = self.commit(board) else {
             return;
         };
-        if lookalike {
-            self.withheld[board] = Some(m);
+        if !m.mv.is_drop() {
+            out.append(&mut self.withheld[board]);
+        }
+        if lookalike || !self.withheld[board].is_empty() {
+            self.withheld[board].push(m);
         } else {
             out.push(m);
         }
@@ -1282,8 +1387,11 @@ impl OccupancyInference {
     }
 
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
-        // The board shows the next move: the one withheld was made.
-        self.released.extend(self.withheld[board].take());
+        // The board shows the next move: the ones withheld were made, unless it is a drop
+        // (whose turn it was it does not show).
+        if !mv.is_drop() {
+            self.released.append(&mut self.withheld[board]);
+        }
         let w = &mut self.watch[board];
         if w.open.as_ref().is_none_or(|(m, _, _)| *m != mv) {
             w.since_open.clear();
@@ -1291,6 +1399,7 @@ impl OccupancyInference {
         if w.held != Some(mv) {
             w.held = None;
         }
+        w.held_several.clear();
         w.span = union(w.span, span_of(&mv));
         w.open = Some((mv, note, t));
     }
@@ -1361,6 +1470,10 @@ impl OccupancyInference {
             } else {
                 self.stall_history(board, &mv);
             }
+            return;
+        }
+        if self.stalled[board].is_none() {
+            self.held_then_reply(board, t, occ, out);
         }
     }
 
@@ -1427,6 +1540,17 @@ impl OccupancyInference {
         ))
     }
 
+    /// A piece held still on `board` that may have been set straight onto one of several
+    /// pieces it takes: its square and theirs (the arbiter's choices while the board waits).
+    #[must_use]
+    pub fn held_choices(&self, board: BoardId) -> Option<(Square, Vec<Square>)> {
+        let several = &self.watch[board].held_several;
+        let from = several.first()?.from()?;
+        let mut targets: Vec<Square> = several.iter().map(Move::to).collect();
+        targets.dedup();
+        Some((from, targets))
+    }
+
     /// Time passes (`t`): a piece lifted and held still long enough is judged (see
     /// `judge_held`): its capture is the open move (final once the next move begins, as
     /// any), or the board stalls.
@@ -1442,12 +1566,10 @@ impl OccupancyInference {
         for b in BoardId::ALL {
             let open = self.watch[b].open.is_some();
             let at_rest = self.watch[b].last.is_none_or(|o| o == self.base(b));
-            if let Some(w) = self.withheld[b].take()
-                && self.stalled[b].is_none()
-                && (open || at_rest)
-            {
-                // Confirmed by the move after it, or by the board resting after it.
-                out.push(w);
+            let withheld = std::mem::take(&mut self.withheld[b]);
+            if self.stalled[b].is_none() && (open || at_rest) {
+                // Confirmed by the move after them, or by the board resting after them.
+                out.extend(withheld);
             }
             if self.stalled[b].is_none() {
                 // A stalled board's open move is one reading of two: it is not made final.
@@ -1466,6 +1588,7 @@ impl OccupancyInference {
 }
 
 mod feed;
+mod interrupted;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
 
 #[cfg(test)]

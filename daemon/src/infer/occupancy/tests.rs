@@ -432,7 +432,8 @@ fn a_piece_held_still_after_its_lift_is_its_only_capture() {
             .any(|i| matches!(i, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled)),
         "{out:#?}"
     );
-    // Two captures possible: the board cannot tell, and says so.
+    // Two captures possible: the board cannot tell, waits for the reply to tell, and says
+    // so when none comes.
     let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
     let (m, out) = sentio_match(bfen, &[(A, "f3", false)]);
     assert!(m.record().is_empty());
@@ -631,6 +632,7 @@ fn a_piece_read_again_before_the_capturer_left_is_no_victim() {
     // White's knight is dropped on c1 (read, lost, read again); then Black's bishop on b2
     // is lifted and held: it may have been set onto a1 or c1. c1 was empty a moment, but
     // filled again before the bishop left: it is no victim, and nothing is taken for one.
+    // The board waits, both captures said.
     let mut h = Hands::from_bfen("4k3/8/8/8/8/8/1b6/R3K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
     h.put(A, "c1")
         .lift(A, "c1")
@@ -642,7 +644,10 @@ fn a_piece_read_again_before_the_capturer_left_is_no_victim() {
         got,
         vec![(A, drop(Color::White, Role::Knight, "c1"), KindNote::Exact)]
     );
-    assert!(h.inf.stalled(A).is_some());
+    assert_eq!(
+        h.inf.held_choices(A),
+        Some((sq("b2"), vec![sq("a1"), sq("c1")]))
+    );
 }
 
 #[test]
@@ -684,4 +689,71 @@ fn a_drop_made_before_the_capture_that_supplies_it_lands_is_read_once_it_does() 
     // The capturer lands: the capture is seen, and with it the drop.
     h.put(A, "d5");
     assert_exd5_supplies_d6(&h.done());
+}
+
+#[test]
+fn a_capturer_set_onto_its_victim_is_read_from_the_reply_that_follows_at_once() {
+    // White's g4 pawn is set straight onto h5 (the pawn there pushed off: its square never
+    // reads empty), and Black's rook takes it back before the board was still long enough
+    // to judge the lift: g4xh5 then Rxh5.
+    let mut h = Hands::from_bfen("4k2r/8/8/7p/6P1/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "g4").lift(A, "h8").lift(A, "h5").put(A, "h5");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Pawn, "g4", "h5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (
+                A,
+                normal(Role::Rook, "h8", "h5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+        ]
+    );
+}
+
+#[test]
+fn the_reply_tells_which_of_several_pieces_a_capturer_held_still_took() {
+    // The knight on f3 may have been set onto e5 or g5. Black then moves his e5 pawn: it
+    // still stands, so the knight took g5.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(2_000);
+    assert_eq!(
+        h.inf.held_choices(A),
+        Some((sq("f3"), vec![sq("e5"), sq("g5")]))
+    );
+    assert!(h.inf.stalled(A).is_none());
+    h.mv(A, "e5", "e4");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "g5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
+        ]
+    );
+    // A king's step fits after either capture: nothing is taken, the board waits.
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(2_000).mv(A, "e8", "d8");
+    assert!(h.done().is_empty());
+    assert!(h.inf.waiting(A).is_some());
+}
+
+#[test]
+fn a_piece_held_still_put_back_while_a_piece_was_dropped_stalls() {
+    // The knight on f3 may have been set onto e5 or g5; then d4 fills and f3 fills again.
+    // The knight put back and a drop on d4 by White, or a capture followed by Black's drop
+    // on d4 and White's on f3: the board cannot tell.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3/PPpp w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(2_000).put(A, "d4").put(A, "f3");
+    assert!(h.done().is_empty());
+    assert!(h.inf.stalled(A).is_some());
 }

@@ -1,0 +1,100 @@
+//! A capturer set straight onto its victim, and the opponent's reply made before the board
+//! was still long enough to judge it (see `judge_held`).
+//!
+//! At bughouse pace the opponent often answers within a second: the board then shows the
+//! mover's piece lifted and never put down, followed by the opponent's move, and no single
+//! move explains it. The piece that vanished must stand on a square that was occupied: it
+//! took the piece there. Each capture it may have made is tried with the squares lifted
+//! after it as the opponent's: when exactly one victim lets a legal reply explain the board,
+//! the capture is final and the reply is the open move. The reply often tells the victim by
+//! itself (it takes the capturer, or moves a piece from a square the capturer would stand
+//! on). Two victims that both fit, and nothing is decided: the next readings may tell.
+
+use crate::rules::{Bitboard, BoardId, Move, Square};
+
+use super::{OccupancyInference, OccupancyMove, captures_from};
+
+impl OccupancyInference {
+    /// Nothing matches `occ` on `board`: when the first square lifted since the last final
+    /// move is the mover's and still empty, and exactly one of the captures its piece may
+    /// have made, followed by a reply, explains the board, both are taken (the capture final,
+    /// the reply open). Returns whether they were.
+    pub(super) fn held_then_reply(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        occ: u64,
+        out: &mut Vec<OccupancyMove>,
+    ) -> bool {
+        let w = &self.watch[board];
+        if self.trying || w.open.is_some() || w.held.is_some() || !w.assumed.is_empty() {
+            return false;
+        }
+        let Some(&from) = w.lifted.first() else {
+            return false;
+        };
+        if occ & (1u64 << from.index()) != 0 || w.lifted.len() < 2 {
+            return false;
+        }
+        let pos = self.game.board(board);
+        if pos
+            .board()
+            .piece_at(from)
+            .is_none_or(|p| p.color != pos.turn())
+        {
+            return false;
+        }
+        // The capturer must vanish before anything else changed: a square filled since
+        // the last final move was filled after it left.
+        let lifted_at = w.changes.emptied[from.index()];
+        let mut appeared_squares = Bitboard(w.appeared).into_iter();
+        if Iterator::any(&mut appeared_squares, |sq: Square| {
+            w.changes.filled[sq.index()] < lifted_at
+        }) {
+            return false;
+        }
+        let after: Vec<Square> = w.lifted[1..].to_vec();
+        let appeared = w.appeared;
+        let all = captures_from(pos, from);
+        let mut targets: Vec<Square> = all
+            .iter()
+            .filter(|m| {
+                !w.lifted.contains(&m.to()) || w.changes.emptied[m.to().index()] > lifted_at
+            })
+            .map(|m| m.to())
+            .collect();
+        targets.sort();
+        targets.dedup();
+        let mut fits: Vec<(Square, OccupancyInference, Vec<OccupancyMove>)> = Vec::new();
+        for to in targets {
+            let captures: Vec<Move> = all.iter().copied().filter(|m| m.to() == to).collect();
+            let (mv, note) = self.held_capture(&captures);
+            let mut trial = self.clone();
+            trial.trying = true;
+            let mut trial_out = Vec::new();
+            trial.set_open(board, mv, note, lifted_at);
+            trial.withhold(board, &mut trial_out);
+            trial.watch[board].since_open.clone_from(&after);
+            // What was put down and taken away since the capturer's lift must still be
+            // explained by the reply (a slide's way), as for any move.
+            trial.watch[board].appeared |= appeared & !trial.base(board);
+            trial.after_commit(board, t, occ, &mut trial_out);
+            if trial.stalled[board].is_none()
+                && trial.watch[board].open.is_some()
+                && !trial.unsettled(&trial.game, board)
+            {
+                fits.push((to, trial, trial_out));
+            }
+            if fits.len() > 1 {
+                return false;
+            }
+        }
+        let Some((_, mut trial, trial_out)) = fits.pop() else {
+            return false;
+        };
+        trial.trying = false;
+        *self = trial;
+        out.extend(trial_out);
+        true
+    }
+}
