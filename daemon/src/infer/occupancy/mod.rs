@@ -435,7 +435,10 @@ impl OccupancyInference {
             })
             .filter(|m| self.landed_after_leaving(board, m))
             .collect();
-        let first = *fits.first()?;
+        if fits.is_empty() {
+            return self.drop_from_unknown_hand(game, board, occ);
+        }
+        let first = fits[0];
         if let Move::Drop { to, .. } = first {
             let mut concrete: Vec<Role> = fits
                 .iter()
@@ -546,6 +549,56 @@ impl OccupancyInference {
             })
             .unwrap_or(first);
         Some((mv, KindNote::Exact))
+    }
+
+    /// One piece set down where the board had none, nothing else changed, and no piece in
+    /// the hand of the side to move may go there, while the other board (whose captures fill
+    /// that hand) is stalled: what it gave is not known, so this is a drop of a kind
+    /// nobody can tell. It is recorded with every kind that may stand there, the first as a
+    /// placeholder (the hand is not charged for it).
+    fn drop_from_unknown_hand(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+    ) -> Option<(Move, KindNote)> {
+        self.stalled[board.other()].as_ref()?;
+        let pos = game.board(board);
+        let base = pos.board().occupied().0;
+        let new = occ & !base;
+        if base & !occ != 0 || new.count_ones() != 1 {
+            return None;
+        }
+        let to = Bitboard(new).into_iter().next()?;
+        let mut any = pos.clone();
+        let turn = any.turn();
+        for role in [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+        ] {
+            any.pockets_mut()[turn].add(role);
+        }
+        let mut choices: Vec<Role> = any
+            .legal_moves()
+            .into_iter()
+            .filter_map(|m| match m {
+                Move::Drop { piece, to: t } if t == to => Some(piece.role),
+                _ => None,
+            })
+            .collect();
+        choices.sort();
+        choices.dedup();
+        let piece = crate::rules::Piece {
+            color: turn,
+            role: *choices.first()?,
+        };
+        Some((
+            Move::Drop { piece, to },
+            KindNote::DropUndetermined { choices },
+        ))
     }
 
     /// Whether the piece `m` moves was read on its landing square no earlier than its own
@@ -949,6 +1002,14 @@ impl OccupancyInference {
         let Some(from) = Bitboard(gone).into_iter().next() else {
             return;
         };
+        if w.most_gone >= 3 {
+            // Two more pieces were off at once meanwhile and are back: a capture by the
+            // opponent and a drop where his capturer stood read the same.
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and not put down, and two pieces were lifted at once and put back meanwhile: a capture and a drop where the capturer stood, or both pieces put back; the board cannot tell"
+            ));
+            return;
+        }
         let pos = self.game.board(board);
         if pos
             .board()

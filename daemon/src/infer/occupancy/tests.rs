@@ -650,6 +650,18 @@ fn a_piece_read_again_before_the_capturer_left_is_no_victim() {
     );
 }
 
+/// On board A, the knight on f3 lifted, then g5 lifted, and the knight set on g5 1.4 s
+/// after its lift: slow enough to stall the board when e5 could be taken too.
+fn slow_capture_on_a(bfen: &str) -> Hands {
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3")
+        .wait(700)
+        .lift(A, "g5")
+        .wait(700)
+        .put(A, "g5");
+    h
+}
+
 #[test]
 fn a_slow_capture_of_a_piece_lifted_after_the_capturer_stalls() {
     // The knight on f3 may take e5 or g5. It is lifted, then g5 is lifted and the knight
@@ -666,12 +678,7 @@ fn a_slow_capture_of_a_piece_lifted_after_the_capturer_stalls() {
             KindNote::Exact
         )]
     );
-    let mut h = Hands::from_bfen(bfen);
-    h.lift(A, "f3")
-        .wait(700)
-        .lift(A, "g5")
-        .wait(700)
-        .put(A, "g5");
+    let mut h = slow_capture_on_a(bfen);
     assert!(h.done().is_empty());
     assert!(h.inf.stalled(A).is_some());
 }
@@ -754,6 +761,50 @@ fn a_piece_held_still_put_back_while_a_piece_was_dropped_stalls() {
     let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3/PPpp w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
     let mut h = Hands::from_bfen(bfen);
     h.lift(A, "f3").wait(2_000).put(A, "d4").put(A, "f3");
+    assert!(h.done().is_empty());
+    assert!(h.inf.stalled(A).is_some());
+}
+
+#[test]
+fn a_drop_while_the_other_board_is_stalled_names_every_kind_the_square_allows() {
+    // Board A stalls (a slow capture, see above); White on B then sets a piece on e4 with
+    // nothing in his hand as far as the game knows: A's captures, which fill it, are not
+    // known. The drop is recorded with every kind, never left unread.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = slow_capture_on_a(bfen);
+    assert!(h.inf.stalled(A).is_some());
+    h.put(B, "e4");
+    assert_eq!(
+        h.done(),
+        vec![(
+            B,
+            drop(Color::White, Role::Pawn, "e4"),
+            KindNote::DropUndetermined {
+                choices: vec![
+                    Role::Pawn,
+                    Role::Knight,
+                    Role::Bishop,
+                    Role::Rook,
+                    Role::Queen
+                ]
+            }
+        )]
+    );
+}
+
+#[test]
+fn a_piece_held_still_while_two_pieces_went_off_at_once_and_back_stalls() {
+    // The knight on f3 is lifted and not put down (its one capture: e5); meanwhile two of
+    // Black's pieces are off at once and back. A capture by Black and a drop where his
+    // capturer stood read the same as both put back: nothing is taken for the knight.
+    let bfen = "4k3/pp6/8/4p3/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    let off_and_back = [("a7", false), ("b7", false), ("a7", true), ("b7", true)];
+    h.lift(A, "f3");
+    for (square, on) in off_and_back {
+        h.set(A, square, on);
+    }
+    h.wait(2_000);
     assert!(h.done().is_empty());
     assert!(h.inf.stalled(A).is_some());
 }
