@@ -80,7 +80,10 @@ impl OccupancyInference {
             trial.watch[board].appeared |= appeared & !trial.base(board);
             trial.after_commit(board, t, occ, &mut trial_out);
             if trial.stalled[board].is_none()
-                && trial.watch[board].open.is_some()
+                && trial.watch[board]
+                    .open
+                    .as_ref()
+                    .is_some_and(|(reply, _, _)| after.iter().all(|sq| reply_touches(reply, *sq)))
                 && !trial.unsettled(&trial.game, board)
             {
                 fits.push((to, trial, trial_out));
@@ -96,5 +99,19 @@ impl OccupancyInference {
         *self = trial;
         out.extend(trial_out);
         true
+    }
+}
+
+/// Whether the reply `m` lifts the piece on `sq` (its own, its victim's, castling's rook): a
+/// square lifted after the capturer that the reply does not explain may be a move of its
+/// own (away and a drop onto it: one ply more), so no reading is taken.
+fn reply_touches(m: &Move, sq: Square) -> bool {
+    match *m {
+        Move::Normal { from, to, .. } => sq == from || sq == to,
+        Move::EnPassant { from, to } => {
+            sq == from || sq == crate::rules::Square::from_coords(to.file(), from.rank())
+        }
+        Move::Castle { king, rook } => sq == king || sq == rook,
+        Move::Drop { .. } => false,
     }
 }

@@ -562,7 +562,17 @@ impl OccupancyInference {
         board: BoardId,
         occ: u64,
     ) -> Option<(Move, KindNote)> {
-        self.stalled[board.other()].as_ref()?;
+        if self.trying {
+            // Too weak to tell which capture a reply follows (see `held_then_reply`).
+            return None;
+        }
+        let other = board.other();
+        let stuck = self.stalled[other].is_some()
+            || (self.unsettled(&self.game, other)
+                && self.watch[other].changed_at + HELD_MS <= self.watch[board].changed_at);
+        if !stuck {
+            return None;
+        }
         let pos = game.board(board);
         let base = pos.board().occupied().0;
         let new = occ & !base;

@@ -765,6 +765,22 @@ fn a_piece_held_still_put_back_while_a_piece_was_dropped_stalls() {
     assert!(h.inf.stalled(A).is_some());
 }
 
+/// White's drop on e4 of board B, recorded with every kind (a pawn as the placeholder).
+fn white_drop_of_every_kind_on_b_e4() -> Vec<(BoardId, String, KindNote)> {
+    let choices = vec![
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+    ];
+    vec![(
+        B,
+        drop(Color::White, Role::Pawn, "e4"),
+        KindNote::DropUndetermined { choices },
+    )]
+}
+
 #[test]
 fn a_drop_while_the_other_board_is_stalled_names_every_kind_the_square_allows() {
     // Board A stalls (a slow capture, see above); White on B then sets a piece on e4 with
@@ -774,22 +790,7 @@ fn a_drop_while_the_other_board_is_stalled_names_every_kind_the_square_allows() 
     let mut h = slow_capture_on_a(bfen);
     assert!(h.inf.stalled(A).is_some());
     h.put(B, "e4");
-    assert_eq!(
-        h.done(),
-        vec![(
-            B,
-            drop(Color::White, Role::Pawn, "e4"),
-            KindNote::DropUndetermined {
-                choices: vec![
-                    Role::Pawn,
-                    Role::Knight,
-                    Role::Bishop,
-                    Role::Rook,
-                    Role::Queen
-                ]
-            }
-        )]
-    );
+    assert_eq!(h.done(), white_drop_of_every_kind_on_b_e4());
 }
 
 #[test]
@@ -807,4 +808,29 @@ fn a_piece_held_still_while_two_pieces_went_off_at_once_and_back_stalls() {
     h.wait(2_000);
     assert!(h.done().is_empty());
     assert!(h.inf.stalled(A).is_some());
+}
+
+#[test]
+fn a_drop_while_the_other_board_waits_still_is_read_with_every_kind() {
+    // White on A sets a piece on d4 with nothing in his hand: no move explains it, and A
+    // waits. A drop on B soon after waits too (A's reading may yet supply it); once A has
+    // been still 1.5 s, a drop on B is read with every kind.
+    let bfen = "4k3/8/8/8/8/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.put(A, "d4").put(B, "e4");
+    assert!(h.out.is_empty(), "{:?}", h.out);
+    let mut h = Hands::from_bfen(bfen);
+    h.put(A, "d4").wait(1_500).put(B, "e4");
+    assert_eq!(h.done(), white_drop_of_every_kind_on_b_e4());
+}
+
+#[test]
+fn a_reply_that_leaves_a_lifted_square_unexplained_tells_no_capture() {
+    // Black's knight on b4 is set onto a2 or c2. White's king then leaves e1 for e2 and
+    // e1 fills: Nxc2+ Ke2 and a drop on e1, or Nxa2, the king lifted and put back, and a
+    // pawn dropped on e2. The reply does not explain e1: no capture is taken.
+    let bfen = "4k3/8/8/8/1n6/8/P1P5/4K3/Pb b - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "b4").lift(A, "e1").put(A, "e2").put(A, "e1");
+    assert!(h.done().is_empty());
 }
