@@ -17,7 +17,11 @@
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/occupancy.rs"]
+mod occupancy;
+
 use corpus::real_games;
+use occupancy::occupancy_snapshots;
 
 use bugbridge::infer::SensorEvent;
 use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
@@ -397,7 +401,7 @@ fn real_games_noisy_no_wrong_move() {
 /// The occupancy trace a Sentio table would journal for `game`.
 fn occupancy_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
     use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
-    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut text = String::new();
     for b in BoardId::ALL {
         let line = TraceLine {
@@ -410,32 +414,16 @@ fn occupancy_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
         text.push_str(&line_to_string(&line));
         text.push('\n');
     }
-    for (t, ev) in simulate(game, profile, seed) {
-        let (board, now) = match ev {
-            SensorEvent::Snapshot { board, placement } => (board, placement.occupied().0),
-            SensorEvent::Square { board, sq, piece } => {
-                let bit = 1u64 << sq.index();
-                let now = if piece.is_some() {
-                    occ[board] | bit
-                } else {
-                    occ[board] & !bit
-                };
-                (board, now)
-            }
-            _ => continue,
+    for (t, board, now) in occupancy_snapshots(game, profile, seed) {
+        let line = TraceLine {
+            t,
+            event: TraceEvent::Occupancy {
+                board: bugbridge::sensor::wire_board_id(board),
+                occupied: Occupancy(now),
+            },
         };
-        if now != occ[board] {
-            occ[board] = now;
-            let line = TraceLine {
-                t,
-                event: TraceEvent::Occupancy {
-                    board: bugbridge::sensor::wire_board_id(board),
-                    occupied: Occupancy(now),
-                },
-            };
-            text.push_str(&line_to_string(&line));
-            text.push('\n');
-        }
+        text.push_str(&line_to_string(&line));
+        text.push('\n');
     }
     text
 }
