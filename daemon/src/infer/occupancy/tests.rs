@@ -834,3 +834,42 @@ fn a_reply_that_leaves_a_lifted_square_unexplained_tells_no_capture() {
     h.lift(A, "b4").lift(A, "e1").put(A, "e2").put(A, "e1");
     assert!(h.done().is_empty());
 }
+
+/// Board A stalled (a slow capture), then White drops on e4 of board B (`b_fen`, White to
+/// move): a piece of every kind, the pawn its placeholder. Black answers with his king.
+fn open_kind_piece_on_b_e4(b_fen: &str, king_from: &str, king_to: &str) -> Hands {
+    let bfen = format!("4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | {b_fen}");
+    let mut h = slow_capture_on_a(&bfen);
+    h.put(B, "e4").mv(B, king_from, king_to);
+    h
+}
+
+#[test]
+fn a_piece_of_open_kind_lifted_again_and_set_further_stalls() {
+    // The piece on e4 (a pawn as far as the game knows) goes to e5, is lifted again and
+    // set on e6: a pawn's step and the next move begun, or a rook or queen sliding on.
+    let mut h = open_kind_piece_on_b_e4("4k3/8/8/8/8/8/8/K7 w - -", "e8", "d8");
+    h.lift(B, "e4").put(B, "e5").lift(B, "e5").put(B, "e6");
+    assert!(h.inf.stalled(B).is_some());
+    let got = h.done();
+    assert!(
+        got.iter()
+            .all(|(b, mv, _)| *b == A || !mv.contains("from: e4")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_slow_capture_by_a_piece_of_open_kind_stalls() {
+    // The piece on e4 takes e7 as a rook would, landing 1.4 s after its lift with its
+    // victim lifted after it: as a bishop it may have been set straight onto b7, and Black
+    // have lifted and put back his e7 pawn. Its kind is not settled from that.
+    let mut h = open_kind_piece_on_b_e4("4k3/1p2p3/8/8/8/8/8/K7 w - -", "e8", "f8");
+    h.lift(B, "e4")
+        .wait(700)
+        .lift(B, "e7")
+        .wait(700)
+        .put(B, "e7");
+    assert!(h.inf.stalled(B).is_some());
+    assert!(h.inf.take_resolutions().is_empty());
+}
