@@ -23,10 +23,9 @@ mod occupancy;
 use corpus::real_games;
 use occupancy::occupancy_snapshots;
 
-use bugbridge::infer::SensorEvent;
 use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
-use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+use bugbridge::simulate::{Profile, SimGame, random_game};
 
 #[derive(Debug, Default)]
 struct Tally {
@@ -140,7 +139,6 @@ fn same_move(a: &Move, b: &Move) -> bool {
 }
 
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
-    let trace = simulate(game, profile, seed);
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
     if std::env::var("OCC_DEBUG").is_ok() && !debug {
         return;
@@ -149,42 +147,27 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
     let mut settled = Vec::new();
-    for (t, ev) in &trace {
-        let (board, now) = match ev {
-            SensorEvent::Snapshot { board, placement } => (*board, placement.occupied().0),
-            SensorEvent::Square { board, sq, piece } => {
-                let bit = 1u64 << sq.index();
-                let now = if piece.is_some() {
-                    occ[*board] | bit
-                } else {
-                    occ[*board] & !bit
-                };
-                (*board, now)
-            }
-            _ => continue,
-        };
-        if now != occ[board] {
-            if debug {
-                let gone: Vec<String> = bugbridge::rules::Bitboard(occ[board] & !now)
-                    .into_iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                let new: Vec<String> = bugbridge::rules::Bitboard(now & !occ[board])
-                    .into_iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                println!("{t} {board} -{gone:?} +{new:?}");
-            }
-            occ[board] = now;
-            let d = inf.feed(board, *t, now);
-            if debug {
-                for m in &d {
-                    println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
-                }
-            }
-            decided.extend(d);
-            settle(&mut inf, &mut decided, &mut settled, debug);
+    for (t, board, now) in occupancy_snapshots(game, profile, seed) {
+        if debug {
+            let gone: Vec<String> = bugbridge::rules::Bitboard(occ[board] & !now)
+                .into_iter()
+                .map(|s| s.to_string())
+                .collect();
+            let new: Vec<String> = bugbridge::rules::Bitboard(now & !occ[board])
+                .into_iter()
+                .map(|s| s.to_string())
+                .collect();
+            println!("{t} {board} -{gone:?} +{new:?}");
         }
+        occ[board] = now;
+        let d = inf.feed(board, t, now);
+        if debug {
+            for m in &d {
+                println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
+            }
+        }
+        decided.extend(d);
+        settle(&mut inf, &mut decided, &mut settled, debug);
     }
     decided.extend(inf.finish());
     settle(&mut inf, &mut decided, &mut settled, debug);

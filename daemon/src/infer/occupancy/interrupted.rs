@@ -18,23 +18,23 @@ impl OccupancyInference {
     /// Nothing matches `occ` on `board`: when the first square lifted since the last final
     /// move is the mover's and still empty, and exactly one of the captures its piece may
     /// have made, followed by a reply, explains the board, both are taken (the capture final,
-    /// the reply open). Returns whether they were.
+    /// the reply open).
     pub(super) fn held_then_reply(
         &mut self,
         board: BoardId,
         t: u64,
         occ: u64,
         out: &mut Vec<OccupancyMove>,
-    ) -> bool {
+    ) {
         let w = &self.watch[board];
         if self.trying || w.open.is_some() || w.held.is_some() || !w.assumed.is_empty() {
-            return false;
+            return;
         }
         let Some(&from) = w.lifted.first() else {
-            return false;
+            return;
         };
         if occ & (1u64 << from.index()) != 0 || w.lifted.len() < 2 {
-            return false;
+            return;
         }
         let pos = self.game.board(board);
         if pos
@@ -42,16 +42,15 @@ impl OccupancyInference {
             .piece_at(from)
             .is_none_or(|p| p.color != pos.turn())
         {
-            return false;
+            return;
         }
         // The capturer must vanish before anything else changed: a square filled since
         // the last final move was filled after it left.
         let lifted_at = w.changes.emptied[from.index()];
-        let mut appeared_squares = Bitboard(w.appeared).into_iter();
-        if Iterator::any(&mut appeared_squares, |sq: Square| {
-            w.changes.filled[sq.index()] < lifted_at
-        }) {
-            return false;
+        for sq in Bitboard(w.appeared) {
+            if w.changes.filled[sq.index()] < lifted_at {
+                return;
+            }
         }
         let after: Vec<Square> = w.lifted[1..].to_vec();
         let appeared = w.appeared;
@@ -65,7 +64,7 @@ impl OccupancyInference {
             .collect();
         targets.sort();
         targets.dedup();
-        let mut fits: Vec<(Square, OccupancyInference, Vec<OccupancyMove>)> = Vec::new();
+        let mut fit: Option<(OccupancyInference, Vec<OccupancyMove>)> = None;
         for to in targets {
             let captures: Vec<Move> = all.iter().copied().filter(|m| m.to() == to).collect();
             let (mv, note) = self.held_capture(&captures);
@@ -86,19 +85,19 @@ impl OccupancyInference {
                     .is_some_and(|(reply, _, _)| after.iter().all(|sq| reply_touches(reply, *sq)))
                 && !trial.unsettled(&trial.game, board)
             {
-                fits.push((to, trial, trial_out));
-            }
-            if fits.len() > 1 {
-                return false;
+                if fit.is_some() {
+                    // Two victims fit: the next readings may tell.
+                    return;
+                }
+                fit = Some((trial, trial_out));
             }
         }
-        let Some((_, mut trial, trial_out)) = fits.pop() else {
-            return false;
+        let Some((mut trial, trial_out)) = fit else {
+            return;
         };
         trial.trying = false;
         *self = trial;
         out.extend(trial_out);
-        true
     }
 }
 
@@ -109,7 +108,7 @@ fn reply_touches(m: &Move, sq: Square) -> bool {
     match *m {
         Move::Normal { from, to, .. } => sq == from || sq == to,
         Move::EnPassant { from, to } => {
-            sq == from || sq == crate::rules::Square::from_coords(to.file(), from.rank())
+            sq == from || sq == Square::from_coords(to.file(), from.rank())
         }
         Move::Castle { king, rook } => sq == king || sq == rook,
         Move::Drop { .. } => false,

@@ -165,6 +165,15 @@ impl Default for SquareChanges {
     }
 }
 
+/// The kinds a hand may drop.
+const DROP_KINDS: [Role; 5] = [
+    Role::Pawn,
+    Role::Knight,
+    Role::Bishop,
+    Role::Rook,
+    Role::Queen,
+];
+
 /// How long a board showing only one piece lifted must stay so before the piece is taken
 /// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
 const HELD_MS: u64 = 1_500;
@@ -222,7 +231,7 @@ pub struct OccupancyInference {
     /// Withheld moves the next move confirmed, to hand on.
     released: Vec<OccupancyMove>,
     /// A trial reading of `held_then_reply` is under way: it is not nested (one capture
-    /// and one reply, no more).
+    /// and one reply, no more), and a drop from an unknown hand tells it nothing.
     trying: bool,
 }
 
@@ -236,11 +245,8 @@ fn shape_fits(
     occupied: Bitboard,
     capture: bool,
 ) -> bool {
-    if role != Role::Pawn {
+    if role != Role::Pawn || capture {
         return crate::rules::attacks(role, color, from, occupied).contains(to);
-    }
-    if capture {
-        return crate::rules::pawn_attacks(color, from).contains(to);
     }
     let step: i8 = if color == Color::White { 1 } else { -1 };
     let (f, r) = (from.file().index(), from.rank().index() as i8);
@@ -485,15 +491,9 @@ impl OccupancyInference {
                 // What the other board's captures supplied is unknown (it stalled, or shows
                 // changes no move explains yet): any kind may be.
                 choices.extend(
-                    [
-                        Role::Pawn,
-                        Role::Knight,
-                        Role::Bishop,
-                        Role::Rook,
-                        Role::Queen,
-                    ]
-                    .into_iter()
-                    .filter(|&r| !(r == Role::Pawn && back_rank)),
+                    DROP_KINDS
+                        .into_iter()
+                        .filter(|&r| !(r == Role::Pawn && back_rank)),
                 );
             }
             choices.sort();
@@ -582,13 +582,7 @@ impl OccupancyInference {
         let to = Bitboard(new).into_iter().next()?;
         let mut any = pos.clone();
         let turn = any.turn();
-        for role in [
-            Role::Pawn,
-            Role::Knight,
-            Role::Bishop,
-            Role::Rook,
-            Role::Queen,
-        ] {
+        for role in DROP_KINDS {
             any.pockets_mut()[turn].add(role);
         }
         let mut choices: Vec<Role> = any
@@ -879,7 +873,9 @@ impl OccupancyInference {
                         || mv.from() != held.from() && self.watch[board].held.is_none())
             }) {
                 // The piece held still was put down elsewhere after all, or it was set onto
-                // a victim and the opponent dropped a piece where it now shows.
+                // a victim and the opponent dropped a piece where it now shows; or, one of
+                // several victims possible, it was put back while a piece was put down
+                // elsewhere (or it took, and drops followed).
                 self.stalled[board] = Some(format!(
                     "board {board}: the piece from {} was held, then {} filled: {mv:?}, or {held:?} and a piece dropped there; the board cannot tell",
                     held.from().map(|s| s.to_string()).unwrap_or_default(),
@@ -1040,11 +1036,7 @@ impl OccupancyInference {
             // do not: the captures the piece's shape allows must all be legal ones.
             let them = piece.color.other();
             let occupied = pos.board().occupied();
-            let reach = if piece.role == Role::Pawn {
-                crate::rules::pawn_attacks(piece.color, from)
-            } else {
-                crate::rules::attacks(piece.role, piece.color, from, occupied)
-            };
+            let reach = crate::rules::attacks(piece.role, piece.color, from, occupied);
             let victims = reach.0 & pos.board().by_color(them).0 & !pos.board().kings(them).0;
             let mut by_shape: Vec<Square> = Bitboard(victims).into_iter().collect();
             by_shape.sort();
@@ -1190,6 +1182,12 @@ impl OccupancyInference {
             || !self.unsure[board][color].is_empty()
     }
 
+    /// Whether `color` on `board` may hold a piece to drop: his hand is not empty, or not
+    /// known.
+    fn may_drop(&self, board: BoardId, color: Color) -> bool {
+        !self.game.board(board).pockets()[color].is_empty() || self.hand_unknown(board, color)
+    }
+
     /// [`OccupancyInference::matches`], kept only when what the board showed since the last
     /// final move fits it: a square that was empty then, filled since and empty again must
     /// lie where the moving piece passed (a slide). Anything else (a piece put down and
@@ -1257,11 +1255,7 @@ impl OccupancyInference {
         let them = a.color.other();
         let victims = placement.by_color(them).0 & !placement.kings(them).0 & !(1u64 << to.index());
         a.choices.iter().find_map(|&r| {
-            let reach = if r == Role::Pawn {
-                crate::rules::pawn_attacks(a.color, from)
-            } else {
-                crate::rules::attacks(r, a.color, from, placement.occupied())
-            };
+            let reach = crate::rules::attacks(r, a.color, from, placement.occupied());
             Bitboard(reach.0 & victims).into_iter().next()
         })
     }
@@ -1289,21 +1283,8 @@ impl OccupancyInference {
             // Set down as soon as a hand moving it would: no time for a drop in between.
             return false;
         }
-        let pos = self.game.board(board);
-        let placement = pos.board();
-        let victims = placement.by_color(a.color.other()).0 & !placement.kings(a.color.other()).0;
-        let may_take = a.choices.iter().any(|&r| {
-            let reach = if r == Role::Pawn {
-                crate::rules::pawn_attacks(a.color, from)
-            } else {
-                crate::rules::attacks(r, a.color, from, placement.occupied())
-            };
-            reach.0 & victims != 0
-        });
-        let opponent = a.color.other();
-        let hand_may_hold =
-            !pos.pockets()[opponent].is_empty() || self.hand_unknown(board, opponent);
-        if !may_take || !hand_may_hold {
+        let may_take = self.open_kind_victim(board, from, m.to()).is_some();
+        if !may_take || !self.may_drop(board, a.color.other()) {
             return false;
         }
         self.stalled[board] = Some(format!(
@@ -1447,10 +1428,7 @@ impl OccupancyInference {
             return false;
         };
         let pos = self.game.board(board);
-        let opponent = pos.turn().other();
-        let hand_may_hold =
-            !pos.pockets()[opponent].is_empty() || self.hand_unknown(board, opponent);
-        hand_may_hold
+        self.may_drop(board, pos.turn().other())
             && pos
                 .legal_moves()
                 .iter()
@@ -1618,6 +1596,7 @@ impl OccupancyInference {
         let several = &self.watch[board].held_several;
         let from = several.first()?.from()?;
         let mut targets: Vec<Square> = several.iter().map(Move::to).collect();
+        targets.sort();
         targets.dedup();
         Some((from, targets))
     }
