@@ -66,13 +66,23 @@ impl SharedCalibration {
 
     /// Adds a learnt set.
     ///
+    /// The merge happens under the table's lock: both boards of a table learn their sets at
+    /// the same moment (both start positions are set up together), and a read-merge-write
+    /// from two sessions would keep only the set written last. The other board would then
+    /// read its own pieces as empty squares.
+    ///
     /// # Errors
     /// A tag known as another piece: nothing is added.
     pub fn merge(&self, learnt: &Calibration) -> Result<(), crate::certabo::CalibrationError> {
-        let mut merged = self.get();
-        merged.merge(learnt)?;
-        self.0.send_replace(merged);
-        Ok(())
+        let mut outcome = Ok(());
+        self.0.send_if_modified(|table| match table.merge(learnt) {
+            Ok(()) => true,
+            Err(e) => {
+                outcome = Err(e);
+                false
+            }
+        });
+        outcome
     }
 }
 
@@ -399,5 +409,68 @@ impl Protocol for CertaboProtocol {
 
     fn dropped_bytes(&self) -> u64 {
         self.decoder.stats().dropped_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::certabo::TagId;
+
+    /// A set of 32 tags, distinct for each `set`.
+    fn set(set: u8) -> Calibration {
+        let mut cal = Calibration::new();
+        for i in 0..32u8 {
+            let piece = SensorPiece::from_ascii(b"KQRBNPkqrbnp"[usize::from(i % 12)])
+                .expect("a piece letter");
+            cal.insert(TagId([set, i, 1, 2, 3]), piece)
+                .expect("new tag");
+        }
+        cal
+    }
+
+    #[test]
+    fn sets_learnt_at_the_same_moment_are_all_kept() {
+        for _ in 0..50 {
+            let table = SharedCalibration::default();
+            let barrier = Arc::new(std::sync::Barrier::new(4));
+            let learners: Vec<_> = (1..=4u8)
+                .map(|n| {
+                    let (table, barrier) = (table.clone(), Arc::clone(&barrier));
+                    std::thread::spawn(move || {
+                        let learnt = set(n);
+                        barrier.wait();
+                        table.merge(&learnt)
+                    })
+                })
+                .collect();
+            for l in learners {
+                l.join().expect("learner").expect("no conflict");
+            }
+            assert_eq!(
+                table.get().len(),
+                4 * 32,
+                "every board's set is in the table"
+            );
+        }
+    }
+
+    #[test]
+    fn a_conflicting_set_changes_nothing() {
+        let table = SharedCalibration::new(set(1));
+        let mut other = set(2);
+        let clash = table.get().iter().next().expect("a tag");
+        let wrong = if clash.1 == SensorPiece::from_ascii(b'K').expect("K") {
+            b'Q'
+        } else {
+            b'K'
+        };
+        other
+            .insert(clash.0, SensorPiece::from_ascii(wrong).expect("piece"))
+            .expect("new in other");
+        let seen = table.subscribe();
+        assert!(table.merge(&other).is_err());
+        assert_eq!(table.get().len(), 32);
+        assert!(!seen.has_changed().expect("open"), "no change is announced");
     }
 }
