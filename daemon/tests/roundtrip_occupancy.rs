@@ -19,124 +19,16 @@
 mod corpus;
 #[path = "support/occupancy.rs"]
 mod occupancy;
+#[path = "support/occupancy_judge.rs"]
+mod occupancy_judge;
 
 use corpus::real_games;
 use occupancy::occupancy_snapshots;
+use occupancy_judge::{BoardVerdict, Tally, judge_board, same_move, settle};
 
-use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
+use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, random_game};
-
-#[derive(Debug, Default)]
-struct Tally {
-    boards: usize,
-    exact_boards: usize,
-    moves: usize,
-    exact: usize,
-    flagged_promotions: usize,
-    open_pieces: usize,
-    settled: usize,
-    drops: usize,
-    undetermined_drops: usize,
-    short: usize,
-    wrong: Vec<String>,
-}
-
-impl Tally {
-    fn line(&self, what: &str) -> String {
-        format!(
-            "{what}: {} boards, {} complete ({:.1} %), {} short; {} moves: {} exact ({} of them kinds settled later by a correction), {} promotions flagged, {} moves of a piece of open kind, {} wrong; {} drops, {} ({:.1} %) need the arbiter",
-            self.boards,
-            self.exact_boards,
-            100.0 * self.exact_boards as f64 / self.boards.max(1) as f64,
-            self.short,
-            self.moves,
-            self.exact,
-            self.settled,
-            self.flagged_promotions,
-            self.open_pieces,
-            self.wrong.len(),
-            self.drops,
-            self.undetermined_drops,
-            100.0 * self.undetermined_drops as f64 / self.drops.max(1) as f64
-        )
-    }
-}
-
-/// Whether `got` is `want`, exactly or as a flagged choice that includes it.
-fn judge(got: &OccupancyMove, want: &Move, tally: &mut Tally) -> bool {
-    match (&got.note, got.mv, *want) {
-        (KindNote::Exact, mv, want) => {
-            let same = same_move(&mv, &want);
-            tally.exact += usize::from(same);
-            same
-        }
-        (
-            KindNote::PromotionAssumed { choices },
-            Move::Normal {
-                from, to, capture, ..
-            },
-            Move::Normal {
-                from: f2,
-                to: t2,
-                capture: c2,
-                promotion: Some(p),
-                ..
-            },
-        ) => {
-            // The captured kind may differ when the victim's kind was open.
-            let _ = (capture, c2);
-            let ok = (from, to) == (f2, t2) && choices.contains(&p);
-            tally.flagged_promotions += usize::from(ok);
-            ok
-        }
-        (KindNote::PieceOpen { .. }, mv, want) => {
-            let squares = |m: &Move| {
-                (
-                    m.from(),
-                    match *m {
-                        Move::Normal { to, .. }
-                        | Move::EnPassant { to, .. }
-                        | Move::Drop { to, .. } => to,
-                        Move::Castle { rook, .. } => rook,
-                    },
-                )
-            };
-            let ok = squares(&mv) == squares(&want);
-            tally.open_pieces += usize::from(ok);
-            ok
-        }
-        (
-            KindNote::DropUndetermined { choices },
-            Move::Drop { piece, to },
-            Move::Drop {
-                piece: p2, to: t2, ..
-            },
-        ) => {
-            let ok = (piece.color, to) == (p2.color, t2) && choices.contains(&p2.role);
-            tally.undetermined_drops += usize::from(ok);
-            ok
-        }
-        _ => false,
-    }
-}
-
-/// The same move: squares, drop piece and promotion (roles and capture fields as the rules
-/// fill them may differ between a generated move and a matched one).
-fn same_move(a: &Move, b: &Move) -> bool {
-    let key = |m: &Move| match *m {
-        Move::Normal {
-            from,
-            to,
-            promotion,
-            ..
-        } => (Some(from), to, promotion, None),
-        Move::EnPassant { from, to } => (Some(from), to, None, None),
-        Move::Castle { king, rook } => (Some(king), rook, None, None),
-        Move::Drop { piece, to } => (None, to, None, Some(piece)),
-    };
-    key(a) == key(b)
-}
 
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
@@ -177,7 +69,6 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
         }
     }
     for b in BoardId::ALL {
-        tally.boards += 1;
         let got: Vec<&OccupancyMove> = decided.iter().filter(|m| m.board == b).collect();
         let want: Vec<&Move> = game
             .moves
@@ -185,95 +76,16 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
             .filter(|m| m.board == b)
             .map(|m| &m.mv)
             .collect();
-        tally.drops += want
-            .iter()
-            .filter(|m| matches!(m, Move::Drop { .. }))
-            .count();
-        let mut ok = true;
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            tally.moves += 1;
-            let exact_before = tally.exact;
-            let right = judge(g, w, tally);
-            if right && tally.exact > exact_before && settled.contains(&(g.board, g.t)) {
-                tally.settled += 1;
-            }
-            if !right {
-                tally.wrong.push(format!(
-                    "{name} seed {seed} ({profile}) board {b} ply {i}: got {:?} ({:?}), want {w:?}",
-                    g.mv, g.note
-                ));
-                ok = false;
-                break;
-            }
+        let label = format!("{name} seed {seed} ({profile}) board {b}");
+        let verdict = judge_board(tally, &got, &want, want.len(), &settled, &label);
+        if verdict == BoardVerdict::Short && std::env::var("OCC_STALLS").is_ok() {
+            println!(
+                "SHORT {name} {b} {}/{} {:?}",
+                got.len(),
+                want.len(),
+                inf.stalled(b)
+            );
         }
-        if ok && got.len() > want.len() {
-            tally.wrong.push(format!(
-                "{name} seed {seed} ({profile}) board {b}: extra move {:?}",
-                got[want.len()].mv
-            ));
-            ok = false;
-        }
-        if ok && got.len() < want.len() {
-            tally.short += 1;
-            if std::env::var("OCC_STALLS").is_ok() {
-                println!(
-                    "SHORT {name} {b} {}/{} {:?}",
-                    got.len(),
-                    want.len(),
-                    inf.stalled(b)
-                );
-            }
-            ok = false;
-        }
-        tally.exact_boards += usize::from(ok);
-    }
-}
-
-/// Kinds settled by later moves correct the moves decided (as the daemon publishes a
-/// correction): the move takes its kind and is exact.
-fn settle(
-    inf: &mut OccupancyInference,
-    decided: &mut [OccupancyMove],
-    settled: &mut Vec<(BoardId, u64)>,
-    debug: bool,
-) {
-    for r in inf.take_resolutions() {
-        let Some(m) = decided
-            .iter_mut()
-            .rev()
-            .find(|m| m.board == r.board && m.t == r.t)
-        else {
-            continue;
-        };
-        let mv = match m.mv {
-            Move::Drop { piece, to } => Move::Drop {
-                piece: bugbridge::rules::Piece {
-                    color: piece.color,
-                    role: r.role,
-                },
-                to,
-            },
-            Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion: Some(_),
-            } => Move::Normal {
-                role,
-                from,
-                capture,
-                to,
-                promotion: Some(r.role),
-            },
-            _ => continue,
-        };
-        if debug {
-            println!("    settled {} {:?} -> {mv:?}", m.board, m.mv);
-        }
-        m.mv = mv;
-        m.note = KindNote::Exact;
-        settled.push((m.board, m.t));
     }
 }
 

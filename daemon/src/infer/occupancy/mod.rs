@@ -147,6 +147,21 @@ struct Watch {
     held_several: Vec<Move>,
 }
 
+impl Watch {
+    /// Whether every one of `squares` touches `to` and emptied before `to` last filled:
+    /// a piece set beside its square first and then moved over (see `set_beside_first`).
+    fn left_before_landing(&self, squares: u64, to: Square) -> bool {
+        let landed = self.changes.filled[to.index()];
+        landed != 0
+            && Bitboard(squares).into_iter().all(|sq| {
+                sq != to
+                    && sq.file().index().abs_diff(to.file().index()) <= 1
+                    && sq.rank().index().abs_diff(to.rank().index()) <= 1
+                    && self.changes.emptied[sq.index()] <= landed
+            })
+    }
+}
+
 /// When each square of a board last filled and last emptied (ms; 0: not since the start).
 /// A piece reaches its square after it left its own: a square filled before the moving
 /// piece's square emptied was filled by another piece (a drop), not by that move.
@@ -1112,7 +1127,10 @@ impl OccupancyInference {
         let w = &self.watch[board];
         matches!(
             w.open,
-            Some((Move::Drop { to, .. }, _, _)) if w.appeared == 1u64 << to.index() && w.most_gone == 0
+            Some((Move::Drop { to, .. }, _, _))
+                if w.appeared & (1u64 << to.index()) != 0
+                    && w.left_before_landing(w.appeared & !(1u64 << to.index()), to)
+                    && w.most_gone == 0
         )
     }
 
@@ -1370,7 +1388,39 @@ impl OccupancyInference {
         if gone_again == 0 {
             return true;
         }
-        self.on_the_way(board, mv, gone_again)
+        self.on_the_way(board, mv, gone_again) || self.set_beside_first(board, mv, gone_again)
+    }
+
+    /// Whether the squares filled and emptied again (`gone_again`) are a piece first set
+    /// beside the square `mv` lands on and then moved over: every one of them touches the
+    /// landing square and emptied before the landing square last filled, and nothing else
+    /// changed since the last final move than `mv`'s own squares. A hand aims a drop or a
+    /// knight at the square next to its target often enough. More than one move cannot
+    /// read like this: a piece put on a square and gone again needs a second move of its
+    /// side, and the opponent's move between would have changed another square, or filled
+    /// the landing square before the piece left the square beside it (a drop answered by a
+    /// drop beside it, then the first piece lifted for the next move).
+    fn set_beside_first(&self, board: BoardId, mv: &Move, gone_again: u64) -> bool {
+        let w = &self.watch[board];
+        if !w.held_several.is_empty() || w.held.is_some() {
+            return false;
+        }
+        let to = open_to(mv);
+        if w.appeared & (1u64 << to.index()) == 0 || !w.left_before_landing(gone_again, to) {
+            return false;
+        }
+        let base = self.base(board);
+        let mut own = base ^ occupancy_after(&self.game, board, mv);
+        own |= 1u64 << to.index();
+        if let Some(from) = mv.from() {
+            own |= 1u64 << from.index();
+        }
+        let lifted = self.watch[board]
+            .lifted
+            .iter()
+            .fold(0u64, |acc, sq| acc | 1u64 << sq.index());
+        let touched = lifted | self.watch[board].appeared;
+        touched & !(own | gone_again) == 0
     }
 
     /// Whether `squares` all lie where the pieces of the moves taken as open since the last

@@ -596,11 +596,11 @@ fn a_quiet_move_that_reads_as_a_capture_and_a_drop_waits_for_the_next_move() {
     assert_eq!(h.out.len(), 1);
 }
 
-#[test]
-fn a_drop_read_lost_and_read_again_is_one_drop() {
-    // The piece is read, lost for a scan as the hand lets go, and read again: one drop.
+/// White's knight from the hand set on e4 as `place` does, then Black's king steps to d8:
+/// the two moves, nothing stalled.
+fn knight_on_e4_then_king_d8(place: impl FnOnce(&mut Hands)) {
     let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
-    h.put(A, "e4").lift(A, "e4").put(A, "e4");
+    place(&mut h);
     h.mv(A, "e8", "d8");
     assert_eq!(
         h.done(),
@@ -610,6 +610,14 @@ fn a_drop_read_lost_and_read_again_is_one_drop() {
         ]
     );
     assert!(h.inf.stalled(A).is_none());
+}
+
+#[test]
+fn a_drop_read_lost_and_read_again_is_one_drop() {
+    // The piece is read, lost for a scan as the hand lets go, and read again: one drop.
+    knight_on_e4_then_king_d8(|h| {
+        h.put(A, "e4").lift(A, "e4").put(A, "e4");
+    });
     // Dropped, then its victim lifted before the capturer lands (a capture under way):
     // the drop stands and the capture follows.
     let mut h = Hands::from_bfen("4k3/8/8/8/8/2n5/8/4K3/N w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
@@ -872,4 +880,46 @@ fn a_slow_capture_by_a_piece_of_open_kind_stalls() {
         .put(B, "e7");
     assert!(h.inf.stalled(B).is_some());
     assert!(h.inf.take_resolutions().is_empty());
+}
+
+#[test]
+fn a_piece_set_beside_its_square_first_is_one_move() {
+    // A drop set on e5 first, then moved over to e4, later lifted and set down again as
+    // the hand lets go; then the king's reply: one drop, one king move.
+    knight_on_e4_then_king_d8(|h| {
+        h.put(A, "e5")
+            .lift(A, "e5")
+            .put(A, "e4")
+            .lift(A, "e4")
+            .put(A, "e4");
+    });
+    // A knight aimed at e3, beside its square f3.
+    let mut h = Hands::new();
+    h.lift(A, "g1").put(A, "e3").lift(A, "e3").put(A, "f3");
+    h.mv(A, "e7", "e5");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, normal(Role::Knight, "g1", "f3", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "e7", "e5", None), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn a_drop_answered_beside_it_then_lifted_is_not_one_drop() {
+    // White drops a queen on f6 that board B's capture gives him only later; Black answers
+    // with a knight on e6 beside it; White lifts his queen to move it on. Once board B's
+    // capture lands, the board reads like a White queen dropped on e6 after being set
+    // beside it first, but f6 emptied after e6 filled: it is not one drop.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/8/4K3/n w - - | r3k3/8/8/8/8/8/8/Q3K3 b - -");
+    h.put(A, "f6").put(A, "e6").lift(A, "f6").wait(300);
+    h.lift(B, "a1").lift(B, "a8").put(B, "a1").wait(2_000);
+    let got = h.done();
+    let on_a: Vec<&String> = got.iter().filter(|m| m.0 == A).map(|m| &m.1).collect();
+    assert!(
+        on_a.first()
+            .is_none_or(|m| **m == drop(Color::White, Role::Queen, "f6")),
+        "{got:?}"
+    );
 }
