@@ -14,7 +14,8 @@
 //!   1 s before a king drop (a hand's kinds exclude the king on a Sentio table).
 //!
 //! A board is expected to have decided the moves its clock was pressed for before the cut.
-//! `OCC_STALLS=1` prints why each board that is short stopped.
+//! `OCC_STALLS=1` prints why each board that is short stopped; `OCC_DEBUG=outage-104` runs
+//! only that trace and prints its occupancy changes, decisions and the game's moves.
 
 #[path = "support/occupancy_judge.rs"]
 mod occupancy_judge;
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
-use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
+use bugbridge::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
 use bugbridge::sensor::{board as sensor_board, board_id};
 use bugbridge_drivers::trace::{TraceEvent, TraceLine, parse_trace};
 use occupancy_judge::{BoardVerdict, Tally, judge_board, settle};
@@ -164,10 +165,29 @@ fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
     let cut = cut(&lines, &moves, &pressed);
     let start = BughouseGame::new(ruleset.ruleset());
     let mut inf = OccupancyInference::from_game(start.clone(), ruleset.ruleset());
+    let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == name);
     let (mut decided, mut settled) = (Vec::new(), Vec::new());
+    let mut before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
     for (t, board, occ) in occupancy_before(&lines, &start, cut) {
-        decided.extend(inf.feed(board, t, occ));
-        settle(&mut inf, &mut decided, &mut settled, false);
+        let d = inf.feed(board, t, occ);
+        if debug {
+            let squares = |bits: u64| -> Vec<String> {
+                Bitboard(bits).into_iter().map(|s| s.to_string()).collect()
+            };
+            let (gone, new) = (before[board] & !occ, occ & !before[board]);
+            println!("{t} {board} -{:?} +{:?}", squares(gone), squares(new));
+            for m in &d {
+                println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
+            }
+        }
+        before[board] = occ;
+        decided.extend(d);
+        settle(&mut inf, &mut decided, &mut settled, debug);
+    }
+    if debug {
+        for (i, (b, m)) in moves.iter().enumerate() {
+            println!("truth {i} {b} {m:?}");
+        }
     }
     let mut expected_all = 0;
     for b in BoardId::ALL {
@@ -200,6 +220,9 @@ fn outside_traces_as_occupancy_no_wrong_move() {
     let (mut files, mut expected) = (0, 0);
     for family in ["outage", "koedem"] {
         for (name, trace, bpgn) in traces(family) {
+            if std::env::var("OCC_DEBUG").is_ok_and(|d| d != name) {
+                continue;
+            }
             files += 1;
             expected += run(&name, &trace, &bpgn, &mut tally);
         }
@@ -209,6 +232,9 @@ fn outside_traces_as_occupancy_no_wrong_move() {
         tally.line(&format!("outside traces as occupancy ({files} traces)")),
         100.0 * tally.moves as f64 / expected.max(1) as f64
     );
+    if std::env::var("OCC_DEBUG").is_ok() {
+        return;
+    }
     assert!(files >= 40, "only {files} outside traces");
     assert!(
         tally.wrong.is_empty(),

@@ -64,7 +64,7 @@ impl OccupancyInference {
             .collect();
         targets.sort();
         targets.dedup();
-        let mut fit: Option<(OccupancyInference, Vec<OccupancyMove>)> = None;
+        let mut fits: Vec<(OccupancyInference, Vec<OccupancyMove>)> = Vec::new();
         for to in targets {
             let captures: Vec<Move> = all.iter().copied().filter(|m| m.to() == to).collect();
             let (mv, note) = self.held_capture(&captures);
@@ -85,14 +85,16 @@ impl OccupancyInference {
                     .is_some_and(|(reply, _, _)| after.iter().all(|sq| reply_touches(reply, *sq)))
                 && !trial.unsettled(&trial.game, board)
             {
-                if fit.is_some() {
-                    // Two victims fit: the next readings may tell.
-                    return;
-                }
-                fit = Some((trial, trial_out));
+                fits.push((trial, trial_out));
             }
         }
-        let Some((mut trial, trial_out)) = fit else {
+        if fits.len() > 1 {
+            // Several victims fit: the next readings may tell; each is followed beside the
+            // main reading, which waits.
+            self.fork(board, t, fits);
+            return;
+        }
+        let Some((mut trial, trial_out)) = fits.pop() else {
             return;
         };
         trial.trying = false;

@@ -248,6 +248,11 @@ pub struct OccupancyInference {
     /// A trial reading of `held_then_reply` is under way: it is not nested (one capture
     /// and one reply, no more), and a drop from an unknown hand tells it nothing.
     trying: bool,
+    /// Readings of a capture whose victim the board cannot tell yet, followed side by side
+    /// (see `speculate.rs`).
+    speculation: Option<Box<speculate::Speculation>>,
+    /// This is one of those readings: it starts none of its own.
+    in_fork: bool,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -328,6 +333,8 @@ impl OccupancyInference {
             withheld: ByBoard::default(),
             released: Vec::new(),
             trying: false,
+            speculation: None,
+            in_fork: false,
         }
     }
 
@@ -846,6 +853,7 @@ impl OccupancyInference {
         }
         out.append(&mut self.released);
         out.sort_by_key(|m| m.t);
+        self.speculate(board, t, occ, &mut out);
         out
     }
 
@@ -1658,6 +1666,7 @@ impl OccupancyInference {
         for b in BoardId::ALL {
             self.judge_held(b, t);
         }
+        self.tick_forks(t);
     }
 
     /// The end of the input: open moves become final.
@@ -1689,6 +1698,7 @@ impl OccupancyInference {
 
 mod feed;
 mod interrupted;
+mod speculate;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
 
 #[cfg(test)]

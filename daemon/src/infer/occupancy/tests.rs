@@ -923,3 +923,29 @@ fn a_drop_answered_beside_it_then_lifted_is_not_one_drop() {
         "{got:?}"
     );
 }
+
+#[test]
+fn later_moves_tell_which_of_several_pieces_a_capturer_held_still_took() {
+    // The knight on f3 may have been set onto e5 or g5, and Black's king step fits after
+    // either. The knight then leaves g5 (it stands there: it took g5) and the game goes
+    // on: once one reading is three moves ahead of the other, it is the game.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(2_000).mv(A, "e8", "d8");
+    assert!(h.out.is_empty(), "both captures fit so far: {:?}", h.out);
+    h.mv(A, "g5", "f7").mv(A, "d8", "c7").mv(A, "e1", "d1");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "g5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
+            (A, normal(Role::Knight, "g5", "f7", None), KindNote::Exact),
+            (A, normal(Role::King, "d8", "c7", None), KindNote::Exact),
+            (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
+        ]
+    );
+}

@@ -1,0 +1,178 @@
+//! Readings of a capture whose victim the reply did not tell, kept side by side until the
+//! board's later moves tell it.
+//!
+//! A capturer set straight onto its victim with several victims in reach, answered at once
+//! by a reply that fits them all (see `held_then_reply`), leaves the board showing the same
+//! occupancy whichever piece was taken. The main reading waits, as it must. Beside it, each
+//! capture is followed as a reading of its own (a fork), fed the same snapshots. Later moves
+//! tell them apart: the capturer stands on its victim's square in one reading only, and the
+//! piece there moves as that reading's piece, or the other readings' pieces cannot make the
+//! moves the board shows. A fork that stays without a move while another makes
+//! [`LEAD`] moves is taken as refuted. When one fork is left, it becomes the inference and
+//! its moves on the board are handed on.
+//!
+//! Nothing is taken that could be wrong by the forks' own doubt: any fork that stalls ends
+//! the side-by-side reading (the main reading goes on waiting), and so does a fork that read
+//! the other board otherwise than the main reading did, a fork still in doubt after
+//! [`GIVE_UP_MS`], or the main reading finding a move on the board itself.
+
+use crate::rules::{BoardId, Square};
+
+use super::{OccupancyInference, OccupancyMove};
+
+/// Final moves the leading fork must have made on the board beyond a fork for that fork to
+/// count as refuted: a reading that waits for one move (a drop whose supply is not seen
+/// yet, a piece held still) is not refuted by one or two moves of another.
+const LEAD: usize = 3;
+
+/// How long the forks may run without one being left (ms): then the main reading goes on
+/// alone, as it would have.
+const GIVE_UP_MS: u64 = 60_000;
+
+/// The side-by-side readings of a board.
+#[derive(Debug, Clone)]
+pub(super) struct Speculation {
+    board: BoardId,
+    since: u64,
+    forks: Vec<Fork>,
+    /// What the main reading decided on the other board since the forks began.
+    other_main: Vec<OccupancyMove>,
+}
+
+#[derive(Debug, Clone)]
+struct Fork {
+    inf: OccupancyInference,
+    /// The moves this fork made final, not handed on.
+    out: Vec<OccupancyMove>,
+}
+
+impl Fork {
+    /// The moves it read on `board`: made final (handed on or withheld as a look-alike)
+    /// and open.
+    fn moves_on(&self, board: BoardId) -> usize {
+        self.out.iter().filter(|m| m.board == board).count()
+            + self.inf.withheld[board].len()
+            + usize::from(self.inf.watch[board].open.is_some())
+    }
+
+    /// The moves it made final on the other board than `board`, by time and squares.
+    fn moves_off(&self, board: BoardId) -> Vec<Squares> {
+        squares(self.out.iter().filter(|m| m.board != board))
+    }
+}
+
+/// A move by its time and squares: kinds aside, as a drop read with an unknown hand names
+/// every kind and the same drop read with a known one its own.
+type Squares = (u64, Option<Square>, Square);
+
+fn squares<'a>(moves: impl Iterator<Item = &'a OccupancyMove>) -> Vec<Squares> {
+    moves.map(|m| (m.t, m.mv.from(), m.mv.to())).collect()
+}
+
+impl OccupancyInference {
+    /// Starts following each of `readings` (a trial inference with the capture final and
+    /// the reply open, and the moves it made final) beside the main reading.
+    pub(super) fn fork(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
+    ) {
+        if self.in_fork || self.speculation.is_some() || readings.len() < 2 {
+            return;
+        }
+        let forks = readings
+            .into_iter()
+            .map(|(mut inf, mut out)| {
+                inf.trying = false;
+                inf.in_fork = true;
+                // What the main reading has to say is said by it.
+                inf.resolved.clear();
+                out.append(&mut inf.released);
+                Fork { inf, out }
+            })
+            .collect();
+        self.speculation = Some(Box::new(Speculation {
+            board,
+            since: t,
+            forks,
+            other_main: Vec::new(),
+        }));
+    }
+
+    /// Feeds the forks what the main reading was fed (`out`: what it decided), and takes
+    /// the fork left, if one is.
+    pub(super) fn speculate(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        occ: u64,
+        out: &mut Vec<OccupancyMove>,
+    ) {
+        let Some(mut spec) = self.speculation.take() else {
+            return;
+        };
+        let on = spec.board;
+        if out.iter().any(|m| m.board == on)
+            || self.stalled[on].is_some()
+            || t.saturating_sub(spec.since) > GIVE_UP_MS
+        {
+            return;
+        }
+        spec.other_main
+            .extend(out.iter().filter(|m| m.board != on).cloned());
+        for fork in &mut spec.forks {
+            let decided = fork.inf.feed(board, t, occ);
+            fork.out.extend(decided);
+        }
+        if spec
+            .forks
+            .iter()
+            .any(|f| BoardId::ALL.iter().any(|&b| f.inf.stalled[b].is_some()))
+        {
+            return;
+        }
+        let Some((lead, lead_off)) = spec
+            .forks
+            .iter()
+            .max_by_key(|f| f.moves_on(on))
+            .map(|f| (f.moves_on(on), f.moves_off(on)))
+        else {
+            return;
+        };
+        // A fork behind is refuted only when its other board went as the leader's did: the
+        // victim's kind crosses to the partner, and a fork whose other board waits for
+        // a piece its partner never got may wait here for that board's captures.
+        spec.forks.retain(|f| {
+            f.moves_on(on) + LEAD > lead
+                || f.moves_off(on) != lead_off
+                || f.inf.unsettled(&f.inf.game, on.other())
+        });
+        if spec.forks.len() > 1 {
+            self.speculation = Some(spec);
+            return;
+        }
+        let Some(fork) = spec.forks.pop() else {
+            return;
+        };
+        if fork.moves_off(on) != squares(spec.other_main.iter()) {
+            return;
+        }
+        let Fork { inf, out: decided } = fork;
+        let mut inf = inf;
+        inf.in_fork = false;
+        inf.resolved.retain(|r| r.board == on);
+        out.extend(decided.into_iter().filter(|m| m.board == on));
+        out.sort_by_key(|m| m.t);
+        *self = inf;
+    }
+
+    /// Passes time to the forks.
+    pub(super) fn tick_forks(&mut self, t: u64) {
+        if let Some(spec) = self.speculation.as_mut() {
+            for fork in &mut spec.forks {
+                fork.inf.tick(t);
+            }
+        }
+    }
+}
