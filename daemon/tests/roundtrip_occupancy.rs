@@ -165,11 +165,13 @@ fn random_games_noisy_no_wrong_move() {
 /// set straight onto its victim while the opponent adjusted another piece it could take
 /// (430, 482), a drop's piece read, lost and read again taken for a victim (724), a piece
 /// of open kind that took as a pawn read as another kind's step while a piece was dropped
-/// where it seemed to land (631).
+/// where it seemed to land (631); and with `BUGBRIDGE_FULL=3000`, side-by-side readings of a
+/// capturer held still that took a reading still waiting on its own held piece as refuted
+/// (1335, 1413, 1714), or one whose look-alike move was withheld (1451).
 #[test]
 fn noisy_games_that_once_went_wrong() {
     let mut tally = Tally::default();
-    for seed in [430, 482, 631, 724] {
+    for seed in [430, 482, 631, 724, 1335, 1413, 1451, 1714] {
         let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
         run_one(
             &g,

@@ -1075,9 +1075,11 @@ impl OccupancyInference {
             return;
         }
         if targets.len() > 1 && !open_kind {
-            // Several victims: the opponent's reply may tell which (`held_then_reply`).
+            // Several victims: the opponent's reply may tell which (`held_then_reply`), or
+            // the moves after it (each capture followed beside the main reading).
             if self.watch[board].held_several.is_empty() {
-                self.watch[board].held_several = captures;
+                self.watch[board].held_several.clone_from(&captures);
+                self.fork_held(board, t, from, &captures);
             }
             return;
         }

@@ -16,7 +16,7 @@
 //! the other board otherwise than the main reading did, a fork still in doubt after
 //! [`GIVE_UP_MS`], or the main reading finding a move on the board itself.
 
-use crate::rules::{BoardId, Square};
+use crate::rules::{BoardId, Move, Square};
 
 use super::{OccupancyInference, OccupancyMove};
 
@@ -100,6 +100,34 @@ impl OccupancyInference {
         }));
     }
 
+    /// Starts following each capture the piece lifted from `from` and held still may have
+    /// made (`captures`, of several victims), made final, beside the main reading, which
+    /// waits for the piece to be put down or the reply to tell.
+    pub(super) fn fork_held(&mut self, board: BoardId, t: u64, from: Square, captures: &[Move]) {
+        if self.in_fork || self.speculation.is_some() {
+            return;
+        }
+        let lifted_at = self.watch[board].changes.emptied[from.index()];
+        let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
+        targets.sort();
+        targets.dedup();
+        let readings = targets
+            .into_iter()
+            .map(|to| {
+                let of_victim: Vec<Move> =
+                    captures.iter().copied().filter(|m| m.to() == to).collect();
+                let (mv, note) = self.held_capture(&of_victim);
+                let mut trial = self.clone();
+                trial.watch[board].held_several.clear();
+                let mut out = Vec::new();
+                trial.set_open(board, mv, note, lifted_at);
+                trial.withhold(board, &mut out);
+                (trial, out)
+            })
+            .collect();
+        self.fork(board, t, readings);
+    }
+
     /// Feeds the forks what the main reading was fed (`out`: what it decided), and takes
     /// the fork left, if one is.
     pub(super) fn speculate(
@@ -147,6 +175,7 @@ impl OccupancyInference {
             f.moves_on(on) + LEAD > lead
                 || f.moves_off(on) != lead_off
                 || f.inf.unsettled(&f.inf.game, on.other())
+                || !f.inf.held_readings(on).is_empty()
         });
         if spec.forks.len() > 1 {
             self.speculation = Some(spec);

@@ -926,26 +926,41 @@ fn a_drop_answered_beside_it_then_lifted_is_not_one_drop() {
 
 #[test]
 fn later_moves_tell_which_of_several_pieces_a_capturer_held_still_took() {
-    // The knight on f3 may have been set onto e5 or g5, and Black's king step fits after
-    // either. The knight then leaves g5 (it stands there: it took g5) and the game goes
-    // on: once one reading is three moves ahead of the other, it is the game.
-    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
-    let mut h = Hands::from_bfen(bfen);
-    h.lift(A, "f3").wait(2_000).mv(A, "e8", "d8");
-    assert!(h.out.is_empty(), "both captures fit so far: {:?}", h.out);
-    h.mv(A, "g5", "f7").mv(A, "d8", "c7").mv(A, "e1", "d1");
-    assert_eq!(
-        h.done(),
-        vec![
-            (
-                A,
-                normal(Role::Knight, "f3", "g5", Some(Role::Pawn)),
-                KindNote::Exact
-            ),
-            (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
-            (A, normal(Role::Knight, "g5", "f7", None), KindNote::Exact),
-            (A, normal(Role::King, "d8", "c7", None), KindNote::Exact),
-            (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
-        ]
-    );
+    // The knight on f3 may have been set onto e5 or g5. Black's king step fits after
+    // either, made at once (a reply) or after the knight was held still for 2 s; so does
+    // Black's drop after the knight was held still. The knight then leaves g5 (it stands
+    // there: it took g5) and the game goes on: once one reading is three moves ahead of
+    // the other, it is the game.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    for (held_ms, drops) in [(0, false), (2_000, false), (2_000, true)] {
+        let mut h = Hands::from_bfen(bfen);
+        h.lift(A, "f3").wait(held_ms);
+        let mut game = knight_took_g5();
+        if drops {
+            h.put(A, "a6");
+            game[1] = (A, drop(Color::Black, Role::Pawn, "a6"), KindNote::Exact);
+            game[3] = (A, normal(Role::King, "e8", "d7", None), KindNote::Exact);
+        } else {
+            h.mv(A, "e8", "d8");
+        }
+        assert!(h.out.is_empty(), "both captures fit so far: {:?}", h.out);
+        let (king, to) = if drops { ("e8", "d7") } else { ("d8", "c7") };
+        h.mv(A, "g5", "f7").mv(A, king, to).mv(A, "e1", "d1");
+        assert_eq!(h.done(), game, "held {held_ms} ms, a drop: {drops}");
+    }
+}
+
+/// The game of `later_moves_tell_which_of_several_pieces_a_capturer_held_still_took`.
+fn knight_took_g5() -> Vec<(BoardId, String, KindNote)> {
+    vec![
+        (
+            A,
+            normal(Role::Knight, "f3", "g5", Some(Role::Pawn)),
+            KindNote::Exact,
+        ),
+        (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
+        (A, normal(Role::Knight, "g5", "f7", None), KindNote::Exact),
+        (A, normal(Role::King, "d8", "c7", None), KindNote::Exact),
+        (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
+    ]
 }
