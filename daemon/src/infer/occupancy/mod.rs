@@ -352,6 +352,9 @@ impl OccupancyInference {
     /// more is decided there (the arbiter must enter the moves).
     #[must_use]
     pub fn stalled(&self, board: BoardId) -> Option<&str> {
+        if self.stall_deferred(board) {
+            return None;
+        }
         self.stalled[board].as_deref()
     }
 
@@ -1084,6 +1087,7 @@ impl OccupancyInference {
             return;
         }
         if targets.len() != 1 || open_kind {
+            self.fork_held_open(board, t, from);
             let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
             let which = if names.is_empty() {
                 "its kind is open".to_owned()

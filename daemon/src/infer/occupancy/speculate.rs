@@ -16,9 +16,9 @@
 //! the other board otherwise than the main reading did, a fork still in doubt after
 //! [`GIVE_UP_MS`], or the main reading finding a move on the board itself.
 
-use crate::rules::{BoardId, Move, Square};
+use crate::rules::{BoardId, Move, Role, Square};
 
-use super::{OccupancyInference, OccupancyMove};
+use super::{KindNote, OccupancyInference, OccupancyMove, Resolution, captures_from};
 
 /// Final moves the leading fork must have made on the board beyond a fork for that fork to
 /// count as refuted: a reading that waits for one move (a drop whose supply is not seen
@@ -34,6 +34,10 @@ const GIVE_UP_MS: u64 = 60_000;
 pub(super) struct Speculation {
     board: BoardId,
     since: u64,
+    /// The main reading stalled when the forks began (a piece of open kind held still):
+    /// its stall is said only if the forks end without one left, and the fork left must
+    /// have made [`LEAD`] moves.
+    main_stalled: bool,
     forks: Vec<Fork>,
     /// What the main reading decided on the other board since the forks began.
     other_main: Vec<OccupancyMove>,
@@ -78,16 +82,17 @@ impl OccupancyInference {
         t: u64,
         readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
     ) {
-        if self.in_fork || self.speculation.is_some() || readings.len() < 2 {
+        if self.in_fork || self.speculation.is_some() || readings.is_empty() {
             return;
         }
+        let main_says = &self.resolved;
         let forks = readings
             .into_iter()
             .map(|(mut inf, mut out)| {
                 inf.trying = false;
                 inf.in_fork = true;
                 // What the main reading has to say is said by it.
-                inf.resolved.clear();
+                inf.resolved.retain(|r| !main_says.contains(r));
                 out.append(&mut inf.released);
                 Fork { inf, out }
             })
@@ -95,6 +100,7 @@ impl OccupancyInference {
         self.speculation = Some(Box::new(Speculation {
             board,
             since: t,
+            main_stalled: false,
             forks,
             other_main: Vec::new(),
         }));
@@ -128,6 +134,90 @@ impl OccupancyInference {
         self.fork(board, t, readings);
     }
 
+    /// Starts following each capture a piece of open kind lifted from `from` and held
+    /// still may have made, as any of its kinds, beside the main reading, which stalls
+    /// (said only if no fork is left, see [`OccupancyInference::stalled`]). Only when it is
+    /// the board's one piece of open kind: the others' placeholders could check or pin
+    /// what their kinds do not, and a capture legal as some kind could be left out.
+    pub(super) fn fork_held_open(&mut self, board: BoardId, t: u64, from: Square) {
+        let w = &self.watch[board];
+        if self.in_fork || self.speculation.is_some() || w.assumed.len() != 1 {
+            return;
+        }
+        let a = w.assumed[0].clone();
+        if a.sq != from || a.may_have_promoted {
+            return;
+        }
+        let lifted_at = w.changes.emptied[from.index()];
+        // Each victim, with the kinds that may take it and their games.
+        let mut victims: Vec<(Square, Vec<Role>)> = Vec::new();
+        for &role in &a.choices {
+            let Some(game) = self.with_kind(board, &a, role) else {
+                continue;
+            };
+            for m in captures_from(game.board(board), from) {
+                match victims.iter_mut().find(|(sq, _)| *sq == m.to()) {
+                    Some((_, kinds)) if !kinds.contains(&role) => kinds.push(role),
+                    Some(_) => {}
+                    None => victims.push((m.to(), vec![role])),
+                }
+            }
+        }
+        let mut readings = Vec::new();
+        for (to, kinds) in victims {
+            let role = if kinds.contains(&a.role) {
+                a.role
+            } else {
+                kinds[0]
+            };
+            let Some(game) = self.with_kind(board, &a, role) else {
+                continue;
+            };
+            let of_victim: Vec<Move> = captures_from(game.board(board), from)
+                .into_iter()
+                .filter(|m| m.to() == to)
+                .collect();
+            let (mv, mut note) = self.held_capture(&of_victim);
+            let mut trial = self.clone();
+            trial.game = game;
+            if kinds.len() == 1 {
+                // The capture settles the piece's kind.
+                trial.watch[board].assumed.clear();
+                trial.resolved.push(Resolution {
+                    board,
+                    t: a.t,
+                    role,
+                });
+            } else {
+                if note != KindNote::Exact {
+                    // A promotion as a pawn, a plain capture as its other kinds: no one
+                    // move stands for them, and no reading may be left out.
+                    return;
+                }
+                let entry = &mut trial.watch[board].assumed[0];
+                entry.role = role;
+                entry.choices.clone_from(&kinds);
+                note = KindNote::PieceOpen { choices: kinds };
+            }
+            let mut out = Vec::new();
+            trial.set_open(board, mv, note, lifted_at);
+            trial.withhold(board, &mut out);
+            readings.push((trial, out));
+        }
+        self.fork(board, t, readings);
+        if let Some(spec) = self.speculation.as_mut() {
+            spec.main_stalled = true;
+        }
+    }
+
+    /// Whether `board`'s stall waits on side-by-side readings begun when it stalled: it is
+    /// not said until they end without one left.
+    pub(super) fn stall_deferred(&self, board: BoardId) -> bool {
+        self.speculation
+            .as_ref()
+            .is_some_and(|s| s.board == board && s.main_stalled)
+    }
+
     /// Feeds the forks what the main reading was fed (`out`: what it decided), and takes
     /// the fork left, if one is.
     pub(super) fn speculate(
@@ -142,7 +232,7 @@ impl OccupancyInference {
         };
         let on = spec.board;
         if out.iter().any(|m| m.board == on)
-            || self.stalled[on].is_some()
+            || (self.stalled[on].is_some() && !spec.main_stalled)
             || t.saturating_sub(spec.since) > GIVE_UP_MS
         {
             return;
@@ -177,7 +267,9 @@ impl OccupancyInference {
                 || f.inf.unsettled(&f.inf.game, on.other())
                 || !f.inf.held_readings(on).is_empty()
         });
-        if spec.forks.len() > 1 {
+        if spec.forks.len() > 1
+            || (spec.main_stalled && spec.forks.iter().all(|f| f.moves_on(on) < LEAD))
+        {
             self.speculation = Some(spec);
             return;
         }

@@ -964,3 +964,40 @@ fn knight_took_g5() -> Vec<(BoardId, String, KindNote)> {
         (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
     ]
 }
+
+#[test]
+fn later_moves_tell_what_a_piece_of_open_kind_held_still_took() {
+    // A knight or a bishop dropped on e4 is lifted and held still: as a knight it may have
+    // taken f6, as a bishop b7. The board stalls, but says so only if the moves after do
+    // not tell: the piece then leaves f6 as a knight (f6-g8), so it took f6 as a knight,
+    // and the drop's kind is settled.
+    let mut h = Hands::from_bfen("4k3/1p6/5p2/8/8/8/8/4K3/NB w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "e4").mv(A, "e8", "f8").lift(A, "e4").wait(2_000);
+    assert!(
+        h.inf.stalled(A).is_none(),
+        "the stall waits on the readings"
+    );
+    h.mv(A, "f8", "e7")
+        .mv(A, "f6", "g8")
+        .mv(A, "e7", "d6")
+        .mv(A, "e1", "d1");
+    let got = h.done();
+    assert!(h.inf.stalled(A).is_none());
+    assert_eq!(
+        got[2],
+        (
+            A,
+            normal(Role::Knight, "e4", "f6", Some(Role::Pawn)),
+            KindNote::Exact
+        ),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 7, "{got:?}");
+    let settled = h.inf.take_resolutions();
+    assert!(
+        settled
+            .iter()
+            .any(|r| r.board == A && r.role == Role::Knight),
+        "{settled:?}"
+    );
+}
