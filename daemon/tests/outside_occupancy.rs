@@ -27,7 +27,7 @@ use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
 use bugbridge::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
 use bugbridge::sensor::{board as sensor_board, board_id};
 use bugbridge_drivers::trace::{TraceEvent, TraceLine, parse_trace};
-use occupancy_judge::{BoardVerdict, Tally, judge_board, settle};
+use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
 
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/outside-traces")
@@ -246,4 +246,74 @@ fn outside_traces_as_occupancy_no_wrong_move() {
         "{} of {expected} moves recorded",
         tally.moves
     );
+}
+
+/// Through `replay` (the daemon's path: each move handed on to the piece inference, kinds
+/// it cannot tell said as `kind-undetermined` alerts), the outside traces read as occupancy
+/// give records whose moves are the game's squares on every board, with no more kinds
+/// differing from the game's than alerts say so.
+#[test]
+fn outside_traces_as_occupancy_replay_into_the_record() {
+    use bugbridge::infer::{AlertCode, Inference};
+    let (mut boards, mut moves, mut flagged) = (0, 0, 0);
+    let mut wrong = Vec::new();
+    for family in ["outage", "koedem"] {
+        for (name, trace, bpgn) in traces(family) {
+            let text = std::fs::read_to_string(&trace)
+                .unwrap_or_else(|e| panic!("{}: cannot read: {e}", trace.display()));
+            let lines = parse_trace(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let ruleset = match lines.first().map(|l| &l.event) {
+                Some(TraceEvent::Meta {
+                    ruleset: Some(r), ..
+                }) => r.parse::<RulesetName>().unwrap_or(RulesetName::Fide),
+                _ => RulesetName::Fide,
+            };
+            let played = game_moves(&bpgn, ruleset);
+            let cut = cut(&lines, &played, &presses(&lines));
+            let start = BughouseGame::new(ruleset.ruleset());
+            let text = occupancy_trace(
+                ByBoard::new_with(|b| start.board(b).board().occupied().0),
+                occupancy_before(&lines, &start, cut),
+            );
+            let replayed = bugbridge::cli::replay::replay_text(&text, Some(ruleset))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let undetermined = replayed
+                .decisions
+                .iter()
+                .filter(
+                    |d| matches!(d, Inference::Alert(a) if a.code == AlertCode::KindUndetermined),
+                )
+                .count();
+            flagged += undetermined;
+            for b in BoardId::ALL {
+                boards += 1;
+                let record = replayed.game.record();
+                let got: Vec<&Move> = record
+                    .iter()
+                    .filter(|e| e.board == b)
+                    .map(|e| &e.mv)
+                    .collect();
+                let want: Vec<&Move> = played.iter().filter(|m| m.0 == b).map(|m| &m.1).collect();
+                moves += got.len();
+                let kinds_differ =
+                    record_against(&got, &want, &format!("{name} board {b}"), &mut wrong);
+                if got.len() > want.len() {
+                    wrong.push(format!(
+                        "{name} board {b}: {} moves, the game {}",
+                        got.len(),
+                        want.len()
+                    ));
+                }
+                assert!(
+                    kinds_differ <= undetermined,
+                    "{name} board {b}: {kinds_differ} kinds differ, {undetermined} alerts"
+                );
+            }
+        }
+    }
+    println!(
+        "replay of the outside traces as occupancy: {boards} boards, {moves} moves recorded, {flagged} kind-undetermined alerts"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(moves >= 1_000, "only {moves} moves recorded");
 }

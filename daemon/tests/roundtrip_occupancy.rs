@@ -24,7 +24,7 @@ mod occupancy_judge;
 
 use corpus::real_games;
 use occupancy::occupancy_snapshots;
-use occupancy_judge::{BoardVerdict, Tally, judge_board, same_move, settle};
+use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
 
 use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
@@ -196,33 +196,11 @@ fn real_games_noisy_no_wrong_move() {
 }
 
 /// The occupancy trace a Sentio table would journal for `game`.
-fn occupancy_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
-    use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
-    let occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
-    let mut text = String::new();
-    for b in BoardId::ALL {
-        let line = TraceLine {
-            t: 0,
-            event: TraceEvent::Occupancy {
-                board: bugbridge::sensor::wire_board_id(b),
-                occupied: Occupancy(occ[b]),
-            },
-        };
-        text.push_str(&line_to_string(&line));
-        text.push('\n');
-    }
-    for (t, board, now) in occupancy_snapshots(game, profile, seed) {
-        let line = TraceLine {
-            t,
-            event: TraceEvent::Occupancy {
-                board: bugbridge::sensor::wire_board_id(board),
-                occupied: Occupancy(now),
-            },
-        };
-        text.push_str(&line_to_string(&line));
-        text.push('\n');
-    }
-    text
+fn game_trace(game: &SimGame, profile: Profile, seed: u64) -> String {
+    occupancy_trace(
+        ByBoard::new_with(|b| game.start.board(b).board().occupied().0),
+        occupancy_snapshots(game, profile, seed),
+    )
 }
 
 /// `replay` reads occupancy traces: the record it makes from the real games' clean traces
@@ -235,7 +213,7 @@ fn replay_reads_occupancy_traces_into_the_record() {
     let (mut boards, mut whole, mut flagged) = (0, 0, 0);
     let mut wrong = Vec::new();
     for (name, game) in &games {
-        let text = occupancy_trace(game, Profile::Clean, 1);
+        let text = game_trace(game, Profile::Clean, 1);
         let replayed = bugbridge::cli::replay::replay_text(&text, None)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let undetermined = replayed
@@ -260,14 +238,8 @@ fn replay_reads_occupancy_traces_into_the_record() {
                 .map(|m| &m.mv)
                 .collect();
             assert!(got.len() <= want.len(), "{name} board {b}: extra moves");
-            let mut kinds_differ = 0;
-            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-                if (g.from(), g.to()) != (w.from(), w.to()) {
-                    wrong.push(format!("{name} board {b} ply {i}: {g:?} for {w:?}"));
-                    break;
-                }
-                kinds_differ += usize::from(!same_move(g, w));
-            }
+            let kinds_differ =
+                record_against(&got, &want, &format!("{name} board {b}"), &mut wrong);
             assert!(
                 kinds_differ <= undetermined,
                 "{name} board {b}: {kinds_differ} kinds differ, {undetermined} alerts"

@@ -5,7 +5,7 @@
 //! the daemon publishes a correction).
 
 use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
-use bugbridge::rules::{BoardId, Move};
+use bugbridge::rules::{BoardId, ByBoard, Move};
 
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
@@ -220,4 +220,47 @@ pub(crate) fn judge_board(
     }
     tally.exact_boards += 1;
     BoardVerdict::Complete
+}
+
+/// The occupancy trace a Sentio table journals: each board's occupied squares at the start
+/// (`start`), then every snapshot `(t, board, occupied)`, as `occupancy` lines.
+pub(crate) fn occupancy_trace(
+    start: ByBoard<u64>,
+    snapshots: impl IntoIterator<Item = (u64, BoardId, u64)>,
+) -> String {
+    use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
+    let first = BoardId::ALL.map(|b| (0, b, start[b]));
+    let mut text = String::new();
+    for (t, board, occ) in first.into_iter().chain(snapshots) {
+        let line = TraceLine {
+            t,
+            event: TraceEvent::Occupancy {
+                board: bugbridge::sensor::wire_board_id(board),
+                occupied: Occupancy(occ),
+            },
+        };
+        text.push_str(&line_to_string(&line));
+        text.push('\n');
+    }
+    text
+}
+
+/// A board's record (`got`) against the game's moves (`want`): the first move on other
+/// squares goes to `wrong`, labelled; returns how many moves on the game's squares carry
+/// another kind (each must be flagged by an alert).
+pub(crate) fn record_against(
+    got: &[&Move],
+    want: &[&Move],
+    label: &str,
+    wrong: &mut Vec<String>,
+) -> usize {
+    let mut kinds_differ = 0;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if (g.from(), g.to()) != (w.from(), w.to()) {
+            wrong.push(format!("{label} ply {i}: {g:?} for {w:?}"));
+            break;
+        }
+        kinds_differ += usize::from(!same_move(g, w));
+    }
+    kinds_differ
 }
