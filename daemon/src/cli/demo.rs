@@ -195,8 +195,9 @@ fn demo_trace(
 
 /// How far apart (ms of wall time) presses on different boards reach the daemon, at
 /// least, in a sped-up demo: the two emulated boards run on their own pseudo-terminals,
-/// whose delivery may differ by a few milliseconds.
-const PRESS_GAP_WALL_MS: f64 = 30.0;
+/// whose delivery may differ by a few milliseconds, and by tens on a busy machine (30 ms
+/// let two presses swap while both cores were taken by other work).
+const PRESS_GAP_WALL_MS: f64 = 60.0;
 
 /// Spreads the presses of a trace played `speed` times faster so that presses on
 /// different boards stay [`PRESS_GAP_WALL_MS`] apart once sped up: the boards' own
