@@ -1,10 +1,12 @@
-//! Readings of a capture whose victim the reply did not tell, kept side by side until the
+//! Readings of a capture whose victim the board did not tell, kept side by side until the
 //! board's later moves tell it.
 //!
-//! A capturer set straight onto its victim with several victims in reach, answered at once
-//! by a reply that fits them all (see `held_then_reply`), leaves the board showing the same
-//! occupancy whichever piece was taken. The main reading waits, as it must. Beside it, each
-//! capture is followed as a reading of its own (a fork), fed the same snapshots. Later moves
+//! A capturer set straight onto its victim with several victims in reach leaves the board
+//! showing the same occupancy whichever piece was taken: held still (see `judge_held`), or
+//! answered at once by a reply that fits them all (see `held_then_reply`), or, for a piece
+//! of open kind, as any of its kinds. The main reading waits (or stalls, for the piece of
+//! open kind), as it must. Beside it, each capture is followed as a reading of its own (a
+//! fork), made final and fed the same snapshots. Later moves
 //! tell them apart: the capturer stands on its victim's square in one reading only, and the
 //! piece there moves as that reading's piece, or the other readings' pieces cannot make the
 //! moves the board shows. A fork that stays without a move while another makes
