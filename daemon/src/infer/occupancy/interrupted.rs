@@ -12,7 +12,7 @@
 
 use crate::rules::{Bitboard, BoardId, Move, Square};
 
-use super::{OccupancyInference, OccupancyMove, captures_from};
+use super::{OccupancyInference, OccupancyMove, by_victim, capture_made, captures_from};
 
 impl OccupancyInference {
     /// Nothing matches `occ` on `board`: when the first square lifted since the last final
@@ -36,12 +36,7 @@ impl OccupancyInference {
         if occ & (1u64 << from.index()) != 0 || w.lifted.len() < 2 {
             return;
         }
-        let pos = self.game.board(board);
-        if pos
-            .board()
-            .piece_at(from)
-            .is_none_or(|p| p.color != pos.turn())
-        {
+        if !self.movers_piece_on(board, from) {
             return;
         }
         // The capturer must vanish before anything else changed: a square filled since
@@ -54,25 +49,17 @@ impl OccupancyInference {
         }
         let after: Vec<Square> = w.lifted[1..].to_vec();
         let appeared = w.appeared;
-        let all = captures_from(pos, from);
-        let mut targets: Vec<Square> = all
-            .iter()
-            .filter(|m| {
-                !w.lifted.contains(&m.to()) || w.changes.emptied[m.to().index()] > lifted_at
-            })
-            .map(|m| m.to())
-            .collect();
-        targets.sort();
-        targets.dedup();
+        let victims = by_victim(&captures_from(self.game.board(board), from));
         let mut fits: Vec<(OccupancyInference, Vec<OccupancyMove>)> = Vec::new();
-        for to in targets {
-            let captures: Vec<Move> = all.iter().copied().filter(|m| m.to() == to).collect();
-            let (mv, note) = self.held_capture(&captures);
-            let mut trial = self.clone();
+        for (to, captures) in victims {
+            if w.lifted.contains(&to) && w.changes.emptied[to.index()] <= lifted_at {
+                // Emptied before the capturer left: taking it shows as a capture of a victim
+                // lifted first, not as a capturer set onto it.
+                continue;
+            }
+            let (mut trial, mut trial_out) =
+                capture_made(self.clone(), board, self.held_capture(&captures), lifted_at);
             trial.trying = true;
-            let mut trial_out = Vec::new();
-            trial.set_open(board, mv, note, lifted_at);
-            trial.withhold(board, &mut trial_out);
             trial.watch[board].since_open.clone_from(&after);
             // What was put down and taken away since the capturer's lift must still be
             // explained by the reply (a slide's way), as for any move.

@@ -307,6 +307,34 @@ fn captures_from(pos: &crate::rules::Position, from: Square) -> Vec<Move> {
         .collect()
 }
 
+/// `captures` by their victim's square, in square order (a pawn's capture onto the last
+/// rank is one move per promotion piece).
+fn by_victim(captures: &[Move]) -> Vec<(Square, Vec<Move>)> {
+    let mut out: Vec<(Square, Vec<Move>)> = Vec::new();
+    for m in captures {
+        match out.iter_mut().find(|(sq, _)| *sq == m.to()) {
+            Some((_, of_victim)) => of_victim.push(*m),
+            None => out.push((m.to(), vec![*m])),
+        }
+    }
+    out.sort_by_key(|(sq, _)| *sq);
+    out
+}
+
+/// `trial` with `capture` (by the piece lifted at `lifted_at`) made final, and the moves
+/// that made final: a reading in which the piece was set straight onto its victim.
+fn capture_made(
+    mut trial: OccupancyInference,
+    board: BoardId,
+    (capture, note): (Move, KindNote),
+    lifted_at: u64,
+) -> (OccupancyInference, Vec<OccupancyMove>) {
+    let mut out = Vec::new();
+    trial.set_open(board, capture, note, lifted_at);
+    trial.withhold(board, &mut out);
+    (trial, out)
+}
+
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     let mut pos = game.board(board).clone();
     pos.play(m);
@@ -1042,18 +1070,12 @@ impl OccupancyInference {
             ));
             return;
         }
-        let pos = self.game.board(board);
-        if pos
-            .board()
-            .piece_at(from)
-            .is_none_or(|p| p.color != pos.turn())
-        {
+        if !self.movers_piece_on(board, from) {
             return;
         }
+        let pos = self.game.board(board);
         let captures = captures_from(pos, from);
-        let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
-        targets.sort();
-        targets.dedup();
+        let mut targets: Vec<Square> = by_victim(&captures).into_iter().map(|v| v.0).collect();
         let mut open_kind = w.assumed.iter().any(|a| a.sq == from);
         if !w.assumed.is_empty()
             && let Some(piece) = pos.board().piece_at(from)
@@ -1103,6 +1125,14 @@ impl OccupancyInference {
         }
         let (mv, note) = self.held_capture(&captures);
         self.take_held(board, mv, note);
+    }
+
+    /// Whether the piece on `sq` is the side to move's.
+    fn movers_piece_on(&self, board: BoardId, sq: Square) -> bool {
+        let pos = self.game.board(board);
+        pos.board()
+            .piece_at(sq)
+            .is_some_and(|p| p.color == pos.turn())
     }
 
     /// The capture of a piece held still: `captures` (of one victim) differ only in the
@@ -1659,10 +1689,7 @@ impl OccupancyInference {
     pub fn held_choices(&self, board: BoardId) -> Option<(Square, Vec<Square>)> {
         let several = &self.watch[board].held_several;
         let from = several.first()?.from()?;
-        let mut targets: Vec<Square> = several.iter().map(Move::to).collect();
-        targets.sort();
-        targets.dedup();
-        Some((from, targets))
+        Some((from, by_victim(several).into_iter().map(|v| v.0).collect()))
     }
 
     /// Time passes (`t`): a piece lifted and held still long enough is judged (see

@@ -20,7 +20,9 @@
 
 use crate::rules::{BoardId, Move, Role, Square};
 
-use super::{KindNote, OccupancyInference, OccupancyMove, Resolution, captures_from};
+use super::{
+    KindNote, OccupancyInference, OccupancyMove, Resolution, by_victim, capture_made, captures_from,
+};
 
 /// Final moves the leading fork must have made on the board beyond a fork for that fork to
 /// count as refuted: a reading that waits for one move (a drop whose supply is not seen
@@ -116,21 +118,15 @@ impl OccupancyInference {
             return;
         }
         let lifted_at = self.watch[board].changes.emptied[from.index()];
-        let mut targets: Vec<Square> = captures.iter().map(Move::to).collect();
-        targets.sort();
-        targets.dedup();
-        let readings = targets
+        let readings = by_victim(captures)
             .into_iter()
-            .map(|to| {
-                let of_victim: Vec<Move> =
-                    captures.iter().copied().filter(|m| m.to() == to).collect();
-                let (mv, note) = self.held_capture(&of_victim);
-                let mut trial = self.clone();
-                trial.watch[board].held_several.clear();
-                let mut out = Vec::new();
-                trial.set_open(board, mv, note, lifted_at);
-                trial.withhold(board, &mut out);
-                (trial, out)
+            .map(|(_, of_victim)| {
+                capture_made(
+                    self.clone(),
+                    board,
+                    self.held_capture(&of_victim),
+                    lifted_at,
+                )
             })
             .collect();
         self.fork(board, t, readings);
@@ -201,10 +197,7 @@ impl OccupancyInference {
                 entry.choices.clone_from(&kinds);
                 note = KindNote::PieceOpen { choices: kinds };
             }
-            let mut out = Vec::new();
-            trial.set_open(board, mv, note, lifted_at);
-            trial.withhold(board, &mut out);
-            readings.push((trial, out));
+            readings.push(capture_made(trial, board, (mv, note), lifted_at));
         }
         self.fork(board, t, readings);
         if let Some(spec) = self.speculation.as_mut() {
