@@ -146,29 +146,57 @@ fn occupancy_before(
     out
 }
 
+/// An outside trace with its game, read up to its cut.
+struct Outside {
+    lines: Vec<TraceLine>,
+    ruleset: RulesetName,
+    /// The moves of the game played.
+    moves: Vec<(BoardId, Move)>,
+    /// When each board's clock was pressed.
+    pressed: ByBoard<Vec<u64>>,
+    /// Where the trace stops being a Sentio table's.
+    cut: u64,
+    start: BughouseGame,
+}
+
+impl Outside {
+    fn load(trace: &Path, bpgn: &Path) -> Outside {
+        let text = std::fs::read_to_string(trace)
+            .unwrap_or_else(|e| panic!("{}: cannot read: {e}", trace.display()));
+        let lines = parse_trace(&text).unwrap_or_else(|e| panic!("{}: {e}", trace.display()));
+        let ruleset = match lines.first().map(|l| &l.event) {
+            Some(TraceEvent::Meta {
+                ruleset: Some(r), ..
+            }) => r
+                .parse::<RulesetName>()
+                .unwrap_or_else(|e| panic!("{}: ruleset {r}: {e}", trace.display())),
+            _ => RulesetName::Fide,
+        };
+        let moves = game_moves(bpgn, ruleset);
+        let pressed = presses(&lines);
+        let cut = cut(&lines, &moves, &pressed);
+        let start = BughouseGame::new(ruleset.ruleset());
+        Outside {
+            lines,
+            ruleset,
+            moves,
+            pressed,
+            cut,
+            start,
+        }
+    }
+}
+
 /// One trace through the inference, judged; returns the moves its boards should have
 /// decided.
 fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
-    let text = std::fs::read_to_string(trace)
-        .unwrap_or_else(|e| panic!("{}: cannot read: {e}", trace.display()));
-    let lines = parse_trace(&text).unwrap_or_else(|e| panic!("{}: {e}", trace.display()));
-    let ruleset = match lines.first().map(|l| &l.event) {
-        Some(TraceEvent::Meta {
-            ruleset: Some(r), ..
-        }) => r
-            .parse::<RulesetName>()
-            .unwrap_or_else(|e| panic!("{}: ruleset {r}: {e}", trace.display())),
-        _ => RulesetName::Fide,
-    };
-    let moves = game_moves(bpgn, ruleset);
-    let pressed = presses(&lines);
-    let cut = cut(&lines, &moves, &pressed);
-    let start = BughouseGame::new(ruleset.ruleset());
-    let mut inf = OccupancyInference::from_game(start.clone(), ruleset.ruleset());
+    let o = Outside::load(trace, bpgn);
+    let (moves, pressed, cut, start) = (&o.moves, &o.pressed, o.cut, &o.start);
+    let mut inf = OccupancyInference::from_game(start.clone(), o.ruleset.ruleset());
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == name);
     let (mut decided, mut settled) = (Vec::new(), Vec::new());
     let mut before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
-    for (t, board, occ) in occupancy_before(&lines, &start, cut) {
+    for (t, board, occ) in occupancy_before(&o.lines, start, cut) {
         let d = inf.feed(board, t, occ);
         if debug {
             let squares = |bits: u64| -> Vec<String> {
@@ -259,18 +287,14 @@ fn outside_traces_as_occupancy_replay_into_the_record() {
     let mut wrong = Vec::new();
     for family in ["outage", "koedem"] {
         for (name, trace, bpgn) in traces(family) {
-            let text = std::fs::read_to_string(&trace)
-                .unwrap_or_else(|e| panic!("{}: cannot read: {e}", trace.display()));
-            let lines = parse_trace(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let ruleset = match lines.first().map(|l| &l.event) {
-                Some(TraceEvent::Meta {
-                    ruleset: Some(r), ..
-                }) => r.parse::<RulesetName>().unwrap_or(RulesetName::Fide),
-                _ => RulesetName::Fide,
-            };
-            let played = game_moves(&bpgn, ruleset);
-            let cut = cut(&lines, &played, &presses(&lines));
-            let start = BughouseGame::new(ruleset.ruleset());
+            let Outside {
+                lines,
+                ruleset,
+                moves: played,
+                cut,
+                start,
+                ..
+            } = Outside::load(&trace, &bpgn);
             let text = occupancy_trace(
                 ByBoard::new_with(|b| start.board(b).board().occupied().0),
                 occupancy_before(&lines, &start, cut),
