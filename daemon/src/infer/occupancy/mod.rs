@@ -472,7 +472,6 @@ impl OccupancyInference {
         lifted: &[Square],
     ) -> Option<(Move, KindNote)> {
         let pos = game.board(board);
-        let base = pos.board().occupied().0;
         let fits: Vec<Move> = pos
             .legal_moves()
             .into_iter()
@@ -562,7 +561,6 @@ impl OccupancyInference {
                 color: pos.turn(),
                 role: concrete[0],
             };
-            let _ = base;
             return Some((Move::Drop { piece, to }, note));
         }
         let promotions: Vec<Role> = fits
