@@ -9,10 +9,19 @@
 //! the capture is final and the reply is the open move. The reply often tells the victim by
 //! itself (it takes the capturer, or moves a piece from a square the capturer would stand
 //! on). Two victims that both fit, and nothing is decided: the next readings may tell.
+//!
+//! The board may show the capturer gone and only a drop after it (no square the reply
+//! lifted), or a second piece lifted and not put down (the reply a capturer set onto its
+//! own victim). A drop does not say whose it is: the mover may have dropped a piece while
+//! his lifted one was still in his hand. So these are read only once the board has been
+//! still for `HELD_MS`, as a single piece held still is (see `judge_held`): a hand does not
+//! hold a piece that long while it works.
 
 use crate::rules::{Bitboard, BoardId, Move, Square};
 
-use super::{OccupancyInference, OccupancyMove, by_victim, capture_made, captures_from};
+use super::{
+    OccupancyInference, OccupancyMove, by_victim, capture_made, captures_from, shape_fits,
+};
 
 impl OccupancyInference {
     /// Nothing matches `occ` on `board`: when the first square lifted since the last final
@@ -26,14 +35,71 @@ impl OccupancyInference {
         occ: u64,
         out: &mut Vec<OccupancyMove>,
     ) {
+        self.read_held_reply(board, t, occ, out, false);
+    }
+
+    /// The board has been still for `HELD_MS` showing what no move explains: a capturer
+    /// set onto its victim, and a reply that is a drop or another capturer held still, are
+    /// read as [`OccupancyInference::held_then_reply`] reads a reply that lifts a piece.
+    /// Tried once for each state of the board; the capture is handed on with the next
+    /// snapshot, as a withheld move is.
+    pub(super) fn held_then_reply_still(&mut self, board: BoardId, t: u64) {
         let w = &self.watch[board];
-        if self.trying || w.open.is_some() || w.held.is_some() || !w.assumed.is_empty() {
+        if w.still_read == Some(w.changed_at)
+            || !self.unsettled(&self.game, board)
+            || self.in_fork
+            || self.speculation.is_some()
+            || !w.held_several.is_empty()
+        {
+            // Side-by-side readings are refuted by falling behind: one must not get ahead
+            // by a reading the others do not make.
+            return;
+        }
+        self.watch[board].still_read = Some(self.watch[board].changed_at);
+        let Some(occ) = self.watch[board].last else {
+            return;
+        };
+        let mut out = Vec::new();
+        self.read_held_reply(board, t, occ, &mut out, true);
+        self.released.append(&mut out);
+    }
+
+    fn read_held_reply(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        occ: u64,
+        out: &mut Vec<OccupancyMove>,
+        still: bool,
+    ) {
+        let w = &self.watch[board];
+        if self.trying || w.open.is_some() || w.held.is_some() || (!still && !w.assumed.is_empty())
+        {
             return;
         }
         let Some(&from) = w.lifted.first() else {
             return;
         };
-        if occ & (1u64 << from.index()) != 0 || w.lifted.len() < 2 {
+        if still
+            && self
+                .capture_targets(board, from, &captures_from(self.game.board(board), from))
+                .1
+        {
+            // Pieces of open kind may make other captures legal, or the capturer be one.
+            return;
+        }
+        if still
+            && (self.quiet_by_shape(board, from, occ)
+                || !self.watch[board].assumed.is_empty()
+                || self.watch[board].lifted.len() > 2
+                || (self.base(board) ^ occ).count_ones() > 2)
+        {
+            // Pieces of open kind about, or more squares than a capture and one reply touch:
+            // more readings than these may explain the board.
+            return;
+        }
+        let w = &self.watch[board];
+        if occ & (1u64 << from.index()) != 0 || (w.lifted.len() < 2 && !still) {
             return;
         }
         if !self.movers_piece_on(board, from) {
@@ -65,6 +131,10 @@ impl OccupancyInference {
             // explained by the reply (a slide's way), as for any move.
             trial.watch[board].appeared |= appeared & !trial.base(board);
             trial.after_commit(board, t, occ, &mut trial_out);
+            if still && trial.watch[board].open.is_none() && trial.stalled[board].is_none() {
+                // The reply's piece held still: a capturer set onto its own victim.
+                trial.judge_held(board, t);
+            }
             if trial.stalled[board].is_none()
                 && trial.watch[board]
                     .open
@@ -73,6 +143,21 @@ impl OccupancyInference {
                 && !trial.unsettled(&trial.game, board)
             {
                 fits.push((trial, trial_out));
+            } else if (still && !trial.refutes_reply(board, occ))
+                || trial.may_drop(board, trial.turn(board))
+                    && after.iter().any(|&sq| {
+                        trial
+                            .game
+                            .board(board)
+                            .board()
+                            .piece_at(sq)
+                            .is_some_and(|p| p.color != trial.turn(board))
+                    })
+            {
+                // This victim is not ruled out (a piece of the capturer's side lifted after
+                // it: it moved again, after a drop of the opponent perhaps, and more plies
+                // than one reply may explain the board): nothing is taken.
+                return;
             }
         }
         if fits.len() > 1 {
@@ -87,6 +172,52 @@ impl OccupancyInference {
         trial.trying = false;
         *self = trial;
         out.extend(trial_out);
+    }
+}
+
+impl OccupancyInference {
+    /// Whether, with pieces of open kind on `board`, `occ` may be one move of the piece on
+    /// `from` that their placeholders make illegal (a check or a pin they give that the
+    /// real kinds do not): the piece gone to one square its shape reaches, or two squares
+    /// emptied and two filled (castling). Then no capture and reply is read from it.
+    fn quiet_by_shape(&self, board: BoardId, from: Square, occ: u64) -> bool {
+        if self.watch[board].assumed.is_empty() {
+            return false;
+        }
+        let placement = self.game.board(board).board();
+        let base = placement.occupied().0;
+        let (gone, new) = (base & !occ, occ & !base);
+        if gone.count_ones() == 2 && new.count_ones() == 2 {
+            return true;
+        }
+        let Some(piece) = placement.piece_at(from) else {
+            return false;
+        };
+        gone == 1u64 << from.index()
+            && new.count_ones() == 1
+            && Bitboard(new).into_iter().all(|to| {
+                shape_fits(
+                    piece.role,
+                    piece.color,
+                    from,
+                    to,
+                    placement.occupied(),
+                    false,
+                )
+            })
+    }
+
+    /// Whether this trial (a capture made final) shows that no reply explains `occ`: no
+    /// move matched, nothing stalled or waits on a piece held still with several victims,
+    /// and no drop from a hand nobody knows could (the trial does not read those).
+    fn refutes_reply(&self, board: BoardId, occ: u64) -> bool {
+        let w = &self.watch[board];
+        let base = self.base(board);
+        let one_drop = base & !occ == 0 && (occ & !base).count_ones() == 1;
+        self.stalled[board].is_none()
+            && w.open.is_none()
+            && w.held_several.is_empty()
+            && !(one_drop && self.hand_unknown(board, self.turn(board)))
     }
 }
 

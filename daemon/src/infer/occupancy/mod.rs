@@ -145,6 +145,9 @@ struct Watch {
     /// each capture it may have made. The board waits: the opponent's reply may tell which
     /// (see `held_then_reply`), or the piece be put down after all.
     held_several: Vec<Move>,
+    /// The board state (`changed_at`) a still board was last read for a capture and its
+    /// reply (see `held_then_reply_still`): once for each.
+    still_read: Option<u64>,
 }
 
 impl Watch {
@@ -1055,6 +1058,7 @@ impl OccupancyInference {
         let base = self.base(board);
         let gone = base & !last;
         if last & !base != 0 || gone.count_ones() != 1 || w.appeared != 0 {
+            self.held_then_reply_still(board, t);
             return;
         }
         let Some(from) = Bitboard(gone).into_iter().next() else {
@@ -1071,28 +1075,8 @@ impl OccupancyInference {
         if !self.movers_piece_on(board, from) {
             return;
         }
-        let pos = self.game.board(board);
-        let captures = captures_from(pos, from);
-        let mut targets: Vec<Square> = by_victim(&captures).into_iter().map(|v| v.0).collect();
-        let mut open_kind = w.assumed.iter().any(|a| a.sq == from);
-        if !w.assumed.is_empty()
-            && let Some(piece) = pos.board().piece_at(from)
-        {
-            // Pieces of open kind elsewhere may check, pin or free what their placeholders
-            // do not: the captures the piece's shape allows must all be legal ones.
-            let them = piece.color.other();
-            let occupied = pos.board().occupied();
-            let reach = crate::rules::attacks(piece.role, piece.color, from, occupied);
-            let victims = reach.0 & pos.board().by_color(them).0 & !pos.board().kings(them).0;
-            let mut by_shape: Vec<Square> = Bitboard(victims).into_iter().collect();
-            by_shape.sort();
-            if by_shape != targets {
-                open_kind = true;
-                targets.extend(by_shape);
-                targets.sort();
-                targets.dedup();
-            }
-        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, open_kind) = self.capture_targets(board, from, &captures);
         if targets.is_empty() && !open_kind {
             // A piece with nothing to take, held: the hand is still at work.
             return;
@@ -1123,6 +1107,39 @@ impl OccupancyInference {
         }
         let (mv, note) = self.held_capture(&captures);
         self.take_held(board, mv, note);
+    }
+
+    /// The victims' squares of `captures` (the legal captures of the piece on `from`), and
+    /// whether pieces of open kind make them unsure: the piece itself is one, or pieces of
+    /// open kind elsewhere may check, pin or free what their placeholders do not (the
+    /// captures the piece's shape allows are not all legal ones; they are named too).
+    fn capture_targets(
+        &self,
+        board: BoardId,
+        from: Square,
+        captures: &[Move],
+    ) -> (Vec<Square>, bool) {
+        let w = &self.watch[board];
+        let pos = self.game.board(board);
+        let mut targets: Vec<Square> = by_victim(captures).into_iter().map(|v| v.0).collect();
+        let mut open_kind = w.assumed.iter().any(|a| a.sq == from);
+        if !w.assumed.is_empty()
+            && let Some(piece) = pos.board().piece_at(from)
+        {
+            let them = piece.color.other();
+            let occupied = pos.board().occupied();
+            let reach = crate::rules::attacks(piece.role, piece.color, from, occupied);
+            let victims = reach.0 & pos.board().by_color(them).0 & !pos.board().kings(them).0;
+            let mut by_shape: Vec<Square> = Bitboard(victims).into_iter().collect();
+            by_shape.sort();
+            if by_shape != targets {
+                open_kind = true;
+                targets.extend(by_shape);
+                targets.sort();
+                targets.dedup();
+            }
+        }
+        (targets, open_kind)
     }
 
     /// Whether the piece on `sq` is the side to move's.
@@ -1289,13 +1306,14 @@ impl OccupancyInference {
         if victim < lifted || landed < lifted + SLOW_CAPTURE_MS {
             return false;
         }
+        // Pieces of open kind may make a capture legal that their placeholders do not: the
+        // piece's shape names those too.
+        let captures = captures_from(self.game.board(board), from);
         let Some(other) = self
-            .game
-            .board(board)
-            .legal_moves()
-            .iter()
-            .find(|x| x.from() == Some(from) && x.is_capture() && x.to() != to)
-            .map(Move::to)
+            .capture_targets(board, from, &captures)
+            .0
+            .into_iter()
+            .find(|&sq| sq != to)
             .or_else(|| self.open_kind_victim(board, from, to))
         else {
             return false;

@@ -1001,3 +1001,83 @@ fn later_moves_tell_what_a_piece_of_open_kind_held_still_took() {
         "{settled:?}"
     );
 }
+
+#[test]
+fn a_capturer_set_onto_its_victim_and_a_drop_after_it_are_read_once_the_board_is_still() {
+    // White's g4 pawn is set straight onto h5 and Black drops his knight on e5 within a
+    // second: nothing is read while hands may still be at work (Black could be dropping
+    // with White's pawn still in hand); once the board has been still, g4xh5 and N@e5.
+    let mut h = Hands::from_bfen("4k3/8/8/7p/6P1/8/8/4K3/n w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "g4").wait(600).put(A, "e5");
+    assert!(h.out.is_empty());
+    assert!(h.inf.waiting(A).is_some());
+    h.wait(1_000);
+    assert!(
+        h.inf.waiting(A).is_some(),
+        "read before the board was still"
+    );
+    h.wait(1_000);
+    assert!(h.inf.waiting(A).is_none());
+    assert!(h.inf.stalled(A).is_none());
+    let drop = Move::Drop {
+        piece: Piece {
+            color: Color::Black,
+            role: Role::Knight,
+        },
+        to: sq("e5"),
+    };
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Pawn, "g4", "h5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, format!("{drop:?}"), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn two_capturers_set_onto_their_victims_in_turn_are_read_once_the_board_is_still() {
+    // White's bishop is set onto a6, and Black's rook onto the bishop half a second later:
+    // the board shows two pieces lifted and nothing put down. Still, it reads Bxa6 Rxa6.
+    let mut h = Hands::from_bfen("r3k3/8/p7/8/8/8/8/4KB2 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "f1").wait(500).lift(A, "a8").wait(2_000);
+    assert!(h.inf.stalled(A).is_none());
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Bishop, "f1", "a6", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (
+                A,
+                normal(Role::Rook, "a8", "a6", Some(Role::Bishop)),
+                KindNote::Exact
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_capture_and_a_reply_are_not_read_where_a_victim_is_not_ruled_out() {
+    // White's rook on c5 may have been set onto c2 or b5. Black drops a pawn on b2, then
+    // c2 empties and b2 is lifted and filled again: Rxb5 and Black's rook c2-b2 (one
+    // reply), or Rxc2, the drop, and Rxb2 (the rook moving again). The rook lifted from c2
+    // after the capture does not rule the second out: nothing is read.
+    let bfen = "4k3/8/8/1nR5/8/8/2r5/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    for still in [false, true] {
+        let mut h = Hands::from_bfen(bfen);
+        h.lift(A, "c5").wait(1_000).put(A, "b2").wait(600);
+        h.lift(A, "c2").lift(A, "b2").put(A, "b2");
+        if still {
+            h.wait(3_000);
+        }
+        h.inf.finish();
+        assert!(h.out.is_empty(), "{:?}", h.out);
+    }
+}
