@@ -148,6 +148,8 @@ struct Watch {
     /// The board state (`changed_at`) a still board was last read for a capture and its
     /// reply (see `held_then_reply_still`): once for each.
     still_read: Option<u64>,
+    /// Since when the board has shown what no move explains (see `unsettled`).
+    unsettled_since: Option<u64>,
 }
 
 impl Watch {
@@ -196,10 +198,15 @@ const DROP_KINDS: [Role; 5] = [
 /// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
 const HELD_MS: u64 = 1_500;
 
+/// How long a board may show what no move explains, though it goes on changing, before a
+/// drop on its partner's board is read as from a hand nobody knows (ms): a capture its
+/// reading misses leaves it so for good, and the partner's drops must not wait for it.
+const UNEXPLAINED_MS: u64 = 4_000;
+
 /// How long after its lift a piece moved by hand is set down at the latest (ms): later, the
 /// piece may have taken a piece it was set straight onto and the square been filled by the
 /// opponent's drop.
-const SLOW_LANDING_MS: u64 = 800;
+pub(super) const SLOW_LANDING_MS: u64 = 800;
 
 /// How long after its lift a capturer that lifts its victim itself lands at the latest (ms):
 /// two hand movements (the victim off, the capturer on), each as quick as a move's.
@@ -401,7 +408,7 @@ impl OccupancyInference {
         let Some(from) = mv.from() else {
             return Some((mv, note));
         };
-        let Some(a) = self.watch[board].assumed.iter().find(|a| a.sq == from) else {
+        let Some(a) = self.watch[board].assumed.iter().rfind(|a| a.sq == from) else {
             return Some((mv, note));
         };
         let mut kinds = vec![a.role];
@@ -621,12 +628,27 @@ impl OccupancyInference {
             return None;
         }
         let other = board.other();
+        let now = self.watch[board].changed_at;
         let stuck = self.stalled[other].is_some()
             || (self.unsettled(&self.game, other)
-                && self.watch[other].changed_at + HELD_MS <= self.watch[board].changed_at);
+                && (self.watch[other].changed_at + HELD_MS <= now
+                    || self.watch[other]
+                        .unsettled_since
+                        .is_some_and(|since| since + UNEXPLAINED_MS <= now)));
         if !stuck {
             return None;
         }
+        self.unknown_hand_drop(game, board, occ)
+    }
+
+    /// The drop `occ` shows on `board` (one piece set down, nothing else changed), from a
+    /// hand nobody knows: every kind that may stand there, the first as a placeholder.
+    fn unknown_hand_drop(
+        &self,
+        game: &BughouseGame,
+        board: BoardId,
+        occ: u64,
+    ) -> Option<(Move, KindNote)> {
         let pos = game.board(board);
         let base = pos.board().occupied().0;
         let new = occ & !base;
@@ -785,7 +807,13 @@ impl OccupancyInference {
     /// moves: nothing is decided.
     fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let mut found: Vec<(usize, Role, BughouseGame, Move, KindNote)> = Vec::new();
-        for (i, a) in self.watch[board].assumed.iter().enumerate() {
+        let assumed = &self.watch[board].assumed;
+        for (i, a) in assumed.iter().enumerate() {
+            if assumed[i + 1..].iter().any(|b| b.sq == a.sq) {
+                // A dropped piece that promoted since: the later entry (what it became)
+                // is its kind now.
+                continue;
+            }
             for &role in a.choices.iter().filter(|&&r| r != a.role) {
                 let Some(game) = self.with_kind(board, a, role) else {
                     continue;
@@ -842,7 +870,7 @@ impl OccupancyInference {
         // The move is another piece's: when its kind is open too, every kind whose shape
         // makes the move is named.
         if let Some(from) = m.from()
-            && let Some(b) = self.watch[board].assumed.iter().find(|b| b.sq == from)
+            && let Some(b) = self.watch[board].assumed.iter().rfind(|b| b.sq == from)
         {
             let mut kinds: Vec<Role> = b
                 .choices
@@ -886,6 +914,16 @@ impl OccupancyInference {
         out.append(&mut self.released);
         out.sort_by_key(|m| m.t);
         self.speculate(board, t, occ, &mut out);
+        self.fork_lookalike(board, t, occ);
+        for b in BoardId::ALL {
+            let unsettled = self.unsettled(&self.game, b);
+            let w = &mut self.watch[b];
+            if !unsettled {
+                w.unsettled_since = None;
+            } else if w.unsettled_since.is_none() {
+                w.unsettled_since = Some(t);
+            }
+        }
         out
     }
 
@@ -1012,14 +1050,12 @@ impl OccupancyInference {
                 self.forget_held(board);
                 return out;
             }
-            // Lifted and put back: no move.
-            self.watch[board].open = None;
-            self.watch[board].held = None;
-            self.watch[board].held_several.clear();
-            self.watch[board].appeared = 0;
-            self.watch[board].span = None;
-            self.watch[board].most_gone = 0;
-            self.watch[board].lifted.clear();
+            // Lifted and put back: no move (or, when a capture and a drop read the same,
+            // that and the other reading side by side, the board waiting meanwhile).
+            let forked = self.fork_put_back(board, t, occ);
+            if !forked {
+                self.put_back(board);
+            }
             return out;
         }
         if let Some((open, _, _)) = self.watch[board].open
@@ -1140,6 +1176,18 @@ impl OccupancyInference {
             }
         }
         (targets, open_kind)
+    }
+
+    /// What was lifted since the last final move is back: no move.
+    fn put_back(&mut self, board: BoardId) {
+        let w = &mut self.watch[board];
+        w.open = None;
+        w.held = None;
+        w.held_several.clear();
+        w.appeared = 0;
+        w.span = None;
+        w.most_gone = 0;
+        w.lifted.clear();
     }
 
     /// Whether the piece on `sq` is the side to move's.
@@ -1328,7 +1376,7 @@ impl OccupancyInference {
     /// A piece other than on `to` that the piece of open kind on `from` may take as one of
     /// its kinds (by shape: what the placeholders allow may be wrong).
     fn open_kind_victim(&self, board: BoardId, from: Square, to: Square) -> Option<Square> {
-        let a = self.watch[board].assumed.iter().find(|a| a.sq == from)?;
+        let a = self.watch[board].assumed.iter().rfind(|a| a.sq == from)?;
         let placement = self.game.board(board).board();
         let them = a.color.other();
         let victims = placement.by_color(them).0 & !placement.kings(them).0 & !(1u64 << to.index());
@@ -1389,7 +1437,7 @@ impl OccupancyInference {
         if !w.since_open.contains(&open_to(&open)) {
             return false;
         }
-        let Some(a) = w.assumed.iter().find(|a| a.sq == from) else {
+        let Some(a) = w.assumed.iter().rfind(|a| a.sq == from) else {
             return false;
         };
         let slides = a.choices.iter().any(|&role| {

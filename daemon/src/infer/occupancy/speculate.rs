@@ -13,15 +13,24 @@
 //! [`LEAD`] moves is taken as refuted. When one fork is left, it becomes the inference and
 //! its moves on the board are handed on.
 //!
+//! The same is done where a piece lifted and put back, or a quiet move landing late, reads
+//! the same as a capture by that piece set straight onto its victim and the opponent's drop
+//! where it stood or landed (see `fork_put_back`, `fork_lookalike`): the main reading
+//! stalls (said only if no reading is left), and the plain reading and each capture with
+//! its drop are followed side by side, their moves counted from where they began.
+//!
 //! Nothing is taken that could be wrong by the forks' own doubt: any fork that stalls ends
 //! the side-by-side reading (the main reading goes on waiting), and so does a fork that read
 //! the other board otherwise than the main reading did, a fork still in doubt after
-//! [`GIVE_UP_MS`], or the main reading finding a move on the board itself.
+//! [`GIVE_UP_MS`], or the main reading finding a move on the board itself. Readings of a
+//! put-back or a quiet move differ in plies: there, a fork that stalls on the board only
+//! stops making moves, and is refuted as any fork that falls behind.
 
 use crate::rules::{BoardId, Move, Role, Square};
 
 use super::{
-    KindNote, OccupancyInference, OccupancyMove, Resolution, by_victim, capture_made, captures_from,
+    KindNote, OccupancyInference, OccupancyMove, Resolution, SLOW_LANDING_MS, by_victim,
+    capture_made, captures_from, occupancy_after,
 };
 
 /// Final moves the leading fork must have made on the board beyond a fork for that fork to
@@ -33,6 +42,11 @@ const LEAD: usize = 3;
 /// alone, as it would have.
 const GIVE_UP_MS: u64 = 60_000;
 
+/// The shortest time between a piece's lift and its square filling again that may be a
+/// capture (the piece set onto its victim) and the opponent's drop there (ms): a sensor's
+/// flicker is shorter, and two hands' movements take longer.
+const SHORTEST_CAPTURE_AND_DROP_MS: u64 = 150;
+
 /// The side-by-side readings of a board.
 #[derive(Debug, Clone)]
 pub(super) struct Speculation {
@@ -43,6 +57,10 @@ pub(super) struct Speculation {
     /// have made [`LEAD`] moves.
     main_stalled: bool,
     forks: Vec<Fork>,
+    /// The readings differ in how many plies the board showed (see `fork_from`): a reading
+    /// that stalls is one that makes no more moves, refuted as any that falls behind, and
+    /// not the end of them all.
+    from_here: bool,
     /// What the main reading decided on the other board since the forks began.
     other_main: Vec<OccupancyMove>,
 }
@@ -52,6 +70,9 @@ struct Fork {
     inf: OccupancyInference,
     /// The moves this fork made final, not handed on.
     out: Vec<OccupancyMove>,
+    /// The moves on the board it had when it began that are not counted (see
+    /// `fork_from`).
+    head: usize,
 }
 
 impl Fork {
@@ -63,10 +84,24 @@ impl Fork {
             + usize::from(self.inf.watch[board].open.is_some())
     }
 
+    /// [`Fork::moves_on`], less those it began with uncounted.
+    fn moves_since(&self, board: BoardId) -> usize {
+        self.moves_on(board).saturating_sub(self.head)
+    }
+
     /// The moves it made final on the other board than `board`, by time and squares.
     fn moves_off(&self, board: BoardId) -> Vec<Squares> {
         squares(self.out.iter().filter(|m| m.board != board))
     }
+}
+
+/// Squares for people: `e4 or d5`.
+fn names(squares: &[Square]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 /// A move by its time and squares: kinds aside, as a drop read with an unknown hand names
@@ -86,6 +121,18 @@ impl OccupancyInference {
         t: u64,
         readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
     ) {
+        self.fork_from(board, t, readings, false);
+    }
+
+    /// As [`OccupancyInference::fork`]; with `from_here`, each reading's moves are counted
+    /// from those it has now (readings that differ in how many plies the board showed).
+    fn fork_from(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
+        from_here: bool,
+    ) {
         if self.in_fork || self.speculation.is_some() || readings.is_empty() {
             return;
         }
@@ -98,7 +145,11 @@ impl OccupancyInference {
                 // What the main reading has to say is said by it.
                 inf.resolved.retain(|r| !main_says.contains(r));
                 out.append(&mut inf.released);
-                Fork { inf, out }
+                let mut fork = Fork { inf, out, head: 0 };
+                if from_here {
+                    fork.head = fork.moves_on(board);
+                }
+                fork
             })
             .collect();
         self.speculation = Some(Box::new(Speculation {
@@ -106,6 +157,7 @@ impl OccupancyInference {
             since: t,
             main_stalled: false,
             forks,
+            from_here,
             other_main: Vec::new(),
         }));
     }
@@ -205,6 +257,188 @@ impl OccupancyInference {
         }
     }
 
+    /// The board is back as it was after one piece of the side to move was lifted (and
+    /// nothing else changed): put back, or set straight onto a piece it took with the
+    /// opponent dropping a piece where it stood. When a drop may follow a capture it could
+    /// make, both are followed side by side (the put-back reading, and each such capture
+    /// with the drop), and the main reading stalls, said only if no reading is left (see
+    /// [`OccupancyInference::stalled`]). A lift shorter than [`SHORTEST_CAPTURE_AND_DROP_MS`]
+    /// (a sensor's flicker) is no capture and drop. Returns whether the readings began
+    /// (the board is then stalled, the put-back reading among the forks).
+    pub(super) fn fork_put_back(&mut self, board: BoardId, t: u64, occ: u64) -> bool {
+        let w = &self.watch[board];
+        if self.in_fork
+            || self.trying
+            || self.speculation.is_some()
+            || w.open.is_some()
+            || w.held.is_some()
+            || !w.held_several.is_empty()
+            || w.appeared != 0
+            || w.most_gone > 1
+        {
+            return false;
+        }
+        let [from] = w.lifted[..] else {
+            return false;
+        };
+        let lifted_at = w.changes.emptied[from.index()];
+        if w.changes.filled[from.index()] < lifted_at + SHORTEST_CAPTURE_AND_DROP_MS
+            || !self.movers_piece_on(board, from)
+        {
+            return false;
+        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, open_kind) = self.capture_targets(board, from, &captures);
+        if targets.is_empty() {
+            // Nothing to take: put back.
+            return false;
+        }
+        if open_kind {
+            // Pieces of open kind about: the captures it may have made are not known.
+            if !self.may_drop(board, self.turn(board).other()) {
+                return false;
+            }
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped where it stood; the board cannot tell",
+                names(&targets)
+            ));
+            return true;
+        }
+        let mut readings = Vec::new();
+        let mut victims = Vec::new();
+        for (victim, of_victim) in by_victim(&captures) {
+            let capture = self.held_capture(&of_victim);
+            if !self.drop_may_follow(board, &capture.0, occ, t) {
+                continue;
+            }
+            let (mut trial, mut out) = capture_made(self.clone(), board, capture, lifted_at);
+            trial.after_commit(board, t, occ, &mut out);
+            trial.open_unknown_hand_drop(board, t, occ);
+            if trial.stalled[board].is_some()
+                || !trial.watch[board]
+                    .open
+                    .as_ref()
+                    .is_some_and(|(m, _, _)| m.is_drop())
+            {
+                // The drop is not read there: this reading cannot be followed.
+                return false;
+            }
+            victims.push(victim.to_string());
+            readings.push((trial, out));
+        }
+        if readings.is_empty() {
+            return false;
+        }
+        self.put_back(board);
+        readings.push((self.clone(), Vec::new()));
+        self.fork_from(board, t, readings, true);
+        let Some(spec) = self.speculation.as_mut() else {
+            return false;
+        };
+        spec.main_stalled = true;
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
+            victims.join(" or ")
+        ));
+        true
+    }
+
+    /// The open move on `board`, just matched, is a quiet move that reads the same as a
+    /// capture by its piece set straight onto its victim and the opponent's drop where it
+    /// landed (see `capture_and_drop_lookalike`), and it landed later than
+    /// [`SLOW_LANDING_MS`] after its lift (time for a drop): the quiet move and each such
+    /// capture with the drop are followed side by side, and the main reading stalls, said
+    /// only if no reading is left.
+    pub(super) fn fork_lookalike(&mut self, board: BoardId, t: u64, occ: u64) {
+        let w = &self.watch[board];
+        if self.in_fork
+            || self.trying
+            || self.speculation.is_some()
+            || self.stalled[board].is_some()
+        {
+            return;
+        }
+        let Some((
+            quiet @ Move::Normal {
+                from,
+                to,
+                capture: None,
+                promotion: None,
+                ..
+            },
+            _,
+            at,
+        )) = w.open
+        else {
+            return;
+        };
+        if at != t
+            || w.changes.filled[to.index()] < w.changes.emptied[from.index()] + SLOW_LANDING_MS
+            || occupancy_after(&self.game, board, &quiet) != occ
+            || !self.capture_and_drop_lookalike(board, &quiet)
+        {
+            return;
+        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, open_kind) = self.capture_targets(board, from, &captures);
+        if open_kind {
+            // Pieces of open kind about: the captures it may have made are not known.
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped on {to}; the board cannot tell",
+                names(&targets)
+            ));
+            return;
+        }
+        let lifted_at = w.changes.emptied[from.index()];
+        let mut readings = Vec::new();
+        let mut victims = Vec::new();
+        for (victim, of_victim) in by_victim(&captures) {
+            let mut trial = self.clone();
+            trial.watch[board].open = None;
+            let (mut trial, mut out) =
+                capture_made(trial, board, self.held_capture(&of_victim), lifted_at);
+            trial.after_commit(board, t, occ, &mut out);
+            trial.open_unknown_hand_drop(board, t, occ);
+            match &trial.watch[board].open {
+                Some((Move::Drop { to: at, .. }, _, _))
+                    if *at == to && trial.stalled[board].is_none() =>
+                {
+                    victims.push(victim.to_string());
+                    readings.push((trial, out));
+                }
+                _ => {}
+            }
+        }
+        if readings.is_empty() {
+            return;
+        }
+        readings.push((self.clone(), Vec::new()));
+        self.fork_from(board, t, readings, true);
+        let Some(spec) = self.speculation.as_mut() else {
+            return;
+        };
+        spec.main_stalled = true;
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
+            victims.join(" or ")
+        ));
+    }
+
+    /// A reading with a capture just made whose drop after it is not read (the dropper's
+    /// hand is not known, and the other board is not still enough for the main reading
+    /// to say so): the drop is read with every kind that may stand there.
+    fn open_unknown_hand_drop(&mut self, board: BoardId, t: u64, occ: u64) {
+        if self.watch[board].open.is_some()
+            || self.stalled[board].is_some()
+            || !self.hand_unknown(board, self.turn(board))
+        {
+            return;
+        }
+        if let Some((mv, note)) = self.unknown_hand_drop(&self.game, board, occ) {
+            self.set_open(board, mv, note, t);
+        }
+    }
+
     /// Whether `board`'s stall waits on side-by-side readings begun when it stalled: it is
     /// not said until they end without one left.
     pub(super) fn stall_deferred(&self, board: BoardId) -> bool {
@@ -238,18 +472,18 @@ impl OccupancyInference {
             let decided = fork.inf.feed(board, t, occ);
             fork.out.extend(decided);
         }
-        if spec
-            .forks
-            .iter()
-            .any(|f| BoardId::ALL.iter().any(|&b| f.inf.stalled[b].is_some()))
+        let stalled_on = |f: &Fork, b: BoardId| f.inf.stalled[b].is_some();
+        if spec.forks.iter().any(|f| stalled_on(f, on.other()))
+            || (!spec.from_here && spec.forks.iter().any(|f| stalled_on(f, on)))
+            || spec.forks.iter().all(|f| stalled_on(f, on))
         {
             return;
         }
         let Some((lead, lead_off)) = spec
             .forks
             .iter()
-            .max_by_key(|f| f.moves_on(on))
-            .map(|f| (f.moves_on(on), f.moves_off(on)))
+            .max_by_key(|f| f.moves_since(on))
+            .map(|f| (f.moves_since(on), f.moves_off(on)))
         else {
             return;
         };
@@ -257,13 +491,13 @@ impl OccupancyInference {
         // victim's kind crosses to the partner, and a fork whose other board waits for
         // a piece its partner never got may wait here for that board's captures.
         spec.forks.retain(|f| {
-            f.moves_on(on) + LEAD > lead
+            f.moves_since(on) + LEAD > lead
                 || f.moves_off(on) != lead_off
                 || f.inf.unsettled(&f.inf.game, on.other())
                 || !f.inf.held_readings(on).is_empty()
         });
         if spec.forks.len() > 1
-            || (spec.main_stalled && spec.forks.iter().all(|f| f.moves_on(on) < LEAD))
+            || (spec.main_stalled && spec.forks.iter().all(|f| f.moves_since(on) < LEAD))
         {
             self.speculation = Some(spec);
             return;
@@ -271,10 +505,15 @@ impl OccupancyInference {
         let Some(fork) = spec.forks.pop() else {
             return;
         };
+        if fork.inf.stalled[on].is_some() {
+            return;
+        }
         if fork.moves_off(on) != squares(spec.other_main.iter()) {
             return;
         }
-        let Fork { inf, out: decided } = fork;
+        let Fork {
+            inf, out: decided, ..
+        } = fork;
         let mut inf = inf;
         inf.in_fork = false;
         inf.resolved.retain(|r| r.board == on);

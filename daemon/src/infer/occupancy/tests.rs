@@ -1081,3 +1081,150 @@ fn a_capture_and_a_reply_are_not_read_where_a_victim_is_not_ruled_out() {
         assert!(h.out.is_empty(), "{:?}", h.out);
     }
 }
+
+/// White's knight on f3 could take the pawn on e5; Black holds a pawn to drop.
+const KNIGHT_AND_PAWN: &str = "7k/8/8/4p3/8/5N2/8/K7/p w - - | 7k/8/8/8/8/8/8/K7 w - -";
+
+fn pawn_drop(to: &str) -> String {
+    format!(
+        "{:?}",
+        Move::Drop {
+            piece: Piece {
+                color: Color::Black,
+                role: Role::Pawn,
+            },
+            to: sq(to),
+        }
+    )
+}
+
+#[test]
+fn a_piece_put_back_that_could_have_taken_waits_for_later_moves_put_back() {
+    // The knight lifted and put back: a j'adoube, or Nxe5 set straight and Black's pawn
+    // dropped on f3. Nothing is handed on until later moves tell: here the knight moves
+    // from f3 and the e5 pawn steps, so it was put back.
+    let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
+    h.lift(A, "f3").wait(400).put(A, "f3").wait(300);
+    assert!(h.out.is_empty());
+    assert!(h.inf.stalled(A).is_none(), "the stall is deferred");
+    h.mv(A, "f3", "d4").wait(300).mv(A, "e5", "e4").wait(300);
+    assert!(
+        h.out.is_empty(),
+        "handed on before the readings were told apart"
+    );
+    h.mv(A, "d4", "f5").wait(300).mv(A, "h8", "g8");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
+            (A, normal(Role::Knight, "d4", "f5", None), KindNote::Exact),
+            (A, normal(Role::King, "h8", "g8", None), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn a_piece_put_back_that_could_have_taken_waits_for_later_moves_taken() {
+    // The same lift and fill, then the piece on e5 moves as a knight and the one on f3 as
+    // Black's pawn: Nxe5 and P@f3 were made.
+    let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
+    h.lift(A, "f3").wait(400).put(A, "f3").wait(300);
+    h.mv(A, "e5", "c6").wait(300).mv(A, "f3", "f2").wait(300);
+    h.mv(A, "c6", "d8").wait(300).mv(A, "h8", "g7");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, pawn_drop("f3"), KindNote::Exact),
+            (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "f3", "f2", None), KindNote::Exact),
+            (A, normal(Role::Knight, "c6", "d8", None), KindNote::Exact),
+            (A, normal(Role::King, "h8", "g7", None), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn a_slow_quiet_move_that_reads_as_a_capture_and_a_drop_waits_for_later_moves() {
+    // The knight lifted from f3 and d4 filled a second later: Nd4, or Nxe5 set straight
+    // and Black's pawn dropped on d4. The e5 pawn then steps: Nd4 it was.
+    let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
+    h.lift(A, "f3").wait(1_000).put(A, "d4").wait(300);
+    h.mv(A, "e5", "e4").wait(300);
+    assert!(
+        h.out.is_empty(),
+        "handed on before the readings were told apart"
+    );
+    h.mv(A, "d4", "f5").wait(300).mv(A, "h8", "g8");
+    assert_eq!(
+        h.done(),
+        vec![
+            (A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
+            (A, normal(Role::Knight, "d4", "f5", None), KindNote::Exact),
+            (A, normal(Role::King, "h8", "g8", None), KindNote::Exact),
+        ]
+    );
+    // The same, and the piece on e5 moves as the knight: Nxe5 and P@d4.
+    let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
+    h.lift(A, "f3").wait(1_000).put(A, "d4").wait(300);
+    h.mv(A, "e5", "c6").wait(300).mv(A, "d4", "d3").wait(300);
+    h.mv(A, "c6", "d8").wait(300).mv(A, "h8", "g7");
+    assert_eq!(
+        h.done(),
+        vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+                KindNote::Exact
+            ),
+            (A, pawn_drop("d4"), KindNote::Exact),
+            (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
+            (A, normal(Role::Pawn, "d4", "d3", None), KindNote::Exact),
+            (A, normal(Role::Knight, "c6", "d8", None), KindNote::Exact),
+            (A, normal(Role::King, "h8", "g7", None), KindNote::Exact),
+        ]
+    );
+}
+
+#[test]
+fn a_drop_is_read_from_a_hand_nobody_knows_once_the_partners_board_has_long_shown_what_no_move_explains()
+ {
+    // Board B shows what no move explains (a knight on g4) and goes on changing (a pawn
+    // adjusted every 1.1 s, so it is never still for 1.5 s): what its captures gave board
+    // A's hands is not known. Black's drop on board A is not read at once (a capture there
+    // may be under way and tell its kind), but once board B has shown what no move
+    // explains for 4 s, with every kind it may be.
+    let mut h = Hands::new();
+    h.mv(A, "e2", "e4").wait(500);
+    h.lift(B, "g1").put(B, "g4");
+    let unexplained_at = h.t;
+    h.wait(900).put(A, "e5");
+    while h.t < unexplained_at + 6_000 {
+        let read = h.inf.waiting(A).is_none();
+        assert_eq!(read, h.t >= unexplained_at + UNEXPLAINED_MS, "at {}", h.t);
+        h.wait(900).lift(B, "h2").put(B, "h2");
+    }
+    let moves = h.done();
+    let (_, _, note) = moves
+        .iter()
+        .find(|(b, mv, _)| *b == A && mv.contains('@'))
+        .expect("the drop");
+    assert_eq!(
+        *note,
+        KindNote::DropUndetermined {
+            choices: vec![
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen
+            ]
+        }
+    );
+}
