@@ -1795,6 +1795,7 @@ impl OccupancyInference {
 
 mod feed;
 mod interrupted;
+mod lookalike;
 mod speculate;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
 

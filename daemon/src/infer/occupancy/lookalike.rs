@@ -1,0 +1,214 @@
+//! A piece lifted and put back, or a quiet move landing late, that reads the same as a
+//! capture by that piece set straight onto its victim (its square shows no change) and the
+//! opponent's drop where the piece stood or landed.
+//!
+//! At bughouse pace the opponent's drop follows a capture within a second, and a capturer
+//! is often set straight onto its victim: the board then shows the mover's piece lifted
+//! and its square filled again, or a square filled where the piece could have gone. The
+//! plain reading (put back, or the quiet move) and each capture with its drop are followed
+//! side by side (see `speculate.rs`) until later moves tell them apart: the piece on the
+//! victim's square moves as the capturer, or the dropped piece as the opponent's.
+
+use crate::rules::{BoardId, Move, Square};
+
+use super::{
+    OccupancyInference, SLOW_LANDING_MS, by_victim, capture_made, captures_from, occupancy_after,
+};
+
+/// The shortest time between a piece's lift and its square filling again that may be a
+/// capture (the piece set onto its victim) and the opponent's drop there (ms): a sensor's
+/// flicker is shorter, and two hands' movements take longer.
+const SHORTEST_CAPTURE_AND_DROP_MS: u64 = 150;
+
+/// Squares for people: `e4 or d5`.
+fn names(squares: &[Square]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+impl OccupancyInference {
+    /// The board is back as it was after one piece of the side to move was lifted (and
+    /// nothing else changed): put back, or set straight onto a piece it took with the
+    /// opponent dropping a piece where it stood. When a drop may follow a capture it could
+    /// make, both are followed side by side (the put-back reading, and each such capture
+    /// with the drop), and the main reading stalls, said only if no reading is left (see
+    /// [`OccupancyInference::stalled`]). A lift shorter than [`SHORTEST_CAPTURE_AND_DROP_MS`]
+    /// (a sensor's flicker) is no capture and drop. With pieces of open kind about, the
+    /// captures the piece could have made are not known, and the board stalls. Returns
+    /// whether the board was left stalled (with the readings, or without): then it is not
+    /// read as put back.
+    pub(super) fn fork_put_back(&mut self, board: BoardId, t: u64, occ: u64) -> bool {
+        let w = &self.watch[board];
+        if self.in_fork
+            || self.trying
+            || self.speculation.is_some()
+            || w.open.is_some()
+            || w.held.is_some()
+            || !w.held_several.is_empty()
+            || w.appeared != 0
+            || w.most_gone > 1
+        {
+            return false;
+        }
+        let [from] = w.lifted[..] else {
+            return false;
+        };
+        let lifted_at = w.changes.emptied[from.index()];
+        if w.changes.filled[from.index()] < lifted_at + SHORTEST_CAPTURE_AND_DROP_MS
+            || !self.movers_piece_on(board, from)
+        {
+            return false;
+        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, open_kind) = self.capture_targets(board, from, &captures);
+        if targets.is_empty() {
+            // Nothing to take: put back.
+            return false;
+        }
+        if open_kind {
+            // Pieces of open kind about: the captures it may have made are not known.
+            if !self.may_drop(board, self.turn(board).other()) {
+                return false;
+            }
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped where it stood; the board cannot tell",
+                names(&targets)
+            ));
+            return true;
+        }
+        let mut readings = Vec::new();
+        let mut victims = Vec::new();
+        for (victim, of_victim) in by_victim(&captures) {
+            let capture = self.held_capture(&of_victim);
+            if !self.drop_may_follow(board, &capture.0, occ, t) {
+                continue;
+            }
+            let (mut trial, mut out) = capture_made(self.clone(), board, capture, lifted_at);
+            trial.after_commit(board, t, occ, &mut out);
+            trial.open_unknown_hand_drop(board, t, occ);
+            if trial.stalled[board].is_some()
+                || !trial.watch[board]
+                    .open
+                    .as_ref()
+                    .is_some_and(|(m, _, _)| m.is_drop())
+            {
+                // The drop is not read there: this reading cannot be followed.
+                return false;
+            }
+            victims.push(victim.to_string());
+            readings.push((trial, out));
+        }
+        if readings.is_empty() {
+            return false;
+        }
+        self.put_back(board);
+        readings.push((self.clone(), Vec::new()));
+        self.fork_from(board, t, readings, true);
+        if !self.defer_stall() {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
+            victims.join(" or ")
+        ));
+        true
+    }
+
+    /// The open move on `board`, just matched, is a quiet move that reads the same as a
+    /// capture by its piece set straight onto its victim and the opponent's drop where it
+    /// landed (see `capture_and_drop_lookalike`), and it landed later than
+    /// [`SLOW_LANDING_MS`] after its lift (time for a drop): the quiet move and each such
+    /// capture with the drop are followed side by side, and the main reading stalls, said
+    /// only if no reading is left.
+    pub(super) fn fork_lookalike(&mut self, board: BoardId, t: u64, occ: u64) {
+        let w = &self.watch[board];
+        if self.in_fork
+            || self.trying
+            || self.speculation.is_some()
+            || self.stalled[board].is_some()
+        {
+            return;
+        }
+        let Some((
+            quiet @ Move::Normal {
+                from,
+                to,
+                capture: None,
+                promotion: None,
+                ..
+            },
+            _,
+            at,
+        )) = w.open
+        else {
+            return;
+        };
+        if at != t
+            || w.changes.filled[to.index()] < w.changes.emptied[from.index()] + SLOW_LANDING_MS
+            || occupancy_after(&self.game, board, &quiet) != occ
+            || !self.capture_and_drop_lookalike(board, &quiet)
+        {
+            return;
+        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, open_kind) = self.capture_targets(board, from, &captures);
+        if open_kind {
+            // Pieces of open kind about: the captures it may have made are not known.
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped on {to}; the board cannot tell",
+                names(&targets)
+            ));
+            return;
+        }
+        let lifted_at = w.changes.emptied[from.index()];
+        let mut readings = Vec::new();
+        let mut victims = Vec::new();
+        for (victim, of_victim) in by_victim(&captures) {
+            let mut trial = self.clone();
+            trial.watch[board].open = None;
+            let (mut trial, mut out) =
+                capture_made(trial, board, self.held_capture(&of_victim), lifted_at);
+            trial.after_commit(board, t, occ, &mut out);
+            trial.open_unknown_hand_drop(board, t, occ);
+            match &trial.watch[board].open {
+                Some((Move::Drop { to: at, .. }, _, _))
+                    if *at == to && trial.stalled[board].is_none() =>
+                {
+                    victims.push(victim.to_string());
+                    readings.push((trial, out));
+                }
+                _ => {}
+            }
+        }
+        if readings.is_empty() {
+            return;
+        }
+        readings.push((self.clone(), Vec::new()));
+        self.fork_from(board, t, readings, true);
+        if !self.defer_stall() {
+            return;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
+            victims.join(" or ")
+        ));
+    }
+
+    /// A reading with a capture just made whose drop after it is not read (the dropper's
+    /// hand is not known, and the other board is not still enough for the main reading
+    /// to say so): the drop is read with every kind that may stand there.
+    fn open_unknown_hand_drop(&mut self, board: BoardId, t: u64, occ: u64) {
+        if self.watch[board].open.is_some()
+            || self.stalled[board].is_some()
+            || !self.hand_unknown(board, self.turn(board))
+        {
+            return;
+        }
+        if let Some((mv, note)) = self.unknown_hand_drop(&self.game, board, occ) {
+            self.set_open(board, mv, note, t);
+        }
+    }
+}
