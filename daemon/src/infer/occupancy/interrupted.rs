@@ -19,9 +19,7 @@
 
 use crate::rules::{Bitboard, BoardId, Move, Square};
 
-use super::{
-    OccupancyInference, OccupancyMove, by_victim, capture_made, captures_from, shape_fits,
-};
+use super::{OccupancyInference, OccupancyMove, by_victim, capture_made, captures_from};
 
 impl OccupancyInference {
     /// Nothing matches `occ` on `board`: when the first square lifted since the last final
@@ -73,32 +71,17 @@ impl OccupancyInference {
         still: bool,
     ) {
         let w = &self.watch[board];
-        if self.trying || w.open.is_some() || w.held.is_some() || (!still && !w.assumed.is_empty())
-        {
+        if self.trying || w.open.is_some() || w.held.is_some() || !w.assumed.is_empty() {
+            // Pieces of open kind may check, pin or free what their placeholders do not.
             return;
         }
         let Some(&from) = w.lifted.first() else {
             return;
         };
-        if still
-            && self
-                .capture_targets(board, from, &captures_from(self.game.board(board), from))
-                .1
-        {
-            // Pieces of open kind may make other captures legal, or the capturer be one.
+        if still && (w.lifted.len() > 2 || (self.base(board) ^ occ).count_ones() > 2) {
+            // More squares than a capture and one reply touch: more plies may explain them.
             return;
         }
-        if still
-            && (self.quiet_by_shape(board, from, occ)
-                || !self.watch[board].assumed.is_empty()
-                || self.watch[board].lifted.len() > 2
-                || (self.base(board) ^ occ).count_ones() > 2)
-        {
-            // Pieces of open kind about, or more squares than a capture and one reply touch:
-            // more readings than these may explain the board.
-            return;
-        }
-        let w = &self.watch[board];
         if occ & (1u64 << from.index()) != 0 || (w.lifted.len() < 2 && !still) {
             return;
         }
@@ -144,19 +127,9 @@ impl OccupancyInference {
             {
                 fits.push((trial, trial_out));
             } else if (still && !trial.refutes_reply(board, occ))
-                || trial.may_drop(board, trial.turn(board))
-                    && after.iter().any(|&sq| {
-                        trial
-                            .game
-                            .board(board)
-                            .board()
-                            .piece_at(sq)
-                            .is_some_and(|p| p.color != trial.turn(board))
-                    })
+                || trial.capturer_moved_again(board, &after)
             {
-                // This victim is not ruled out (a piece of the capturer's side lifted after
-                // it: it moved again, after a drop of the opponent perhaps, and more plies
-                // than one reply may explain the board): nothing is taken.
+                // This victim is not ruled out: nothing is taken.
                 return;
             }
         }
@@ -176,35 +149,16 @@ impl OccupancyInference {
 }
 
 impl OccupancyInference {
-    /// Whether, with pieces of open kind on `board`, `occ` may be one move of the piece on
-    /// `from` that their placeholders make illegal (a check or a pin they give that the
-    /// real kinds do not): the piece gone to one square its shape reaches, or two squares
-    /// emptied and two filled (castling). Then no capture and reply is read from it.
-    fn quiet_by_shape(&self, board: BoardId, from: Square, occ: u64) -> bool {
-        if self.watch[board].assumed.is_empty() {
-            return false;
-        }
+    /// Whether this trial (a capture made final) shows a piece of the capturer's side among
+    /// the squares lifted `after` it, while the opponent may drop: it moved again, after
+    /// his drop perhaps, and more plies than one reply may explain the board.
+    fn capturer_moved_again(&self, board: BoardId, after: &[Square]) -> bool {
+        let opponent = self.turn(board);
         let placement = self.game.board(board).board();
-        let base = placement.occupied().0;
-        let (gone, new) = (base & !occ, occ & !base);
-        if gone.count_ones() == 2 && new.count_ones() == 2 {
-            return true;
-        }
-        let Some(piece) = placement.piece_at(from) else {
-            return false;
-        };
-        gone == 1u64 << from.index()
-            && new.count_ones() == 1
-            && Bitboard(new).into_iter().all(|to| {
-                shape_fits(
-                    piece.role,
-                    piece.color,
-                    from,
-                    to,
-                    placement.occupied(),
-                    false,
-                )
-            })
+        self.may_drop(board, opponent)
+            && after
+                .iter()
+                .any(|&sq| placement.piece_at(sq).is_some_and(|p| p.color != opponent))
     }
 
     /// Whether this trial (a capture made final) shows that no reply explains `occ`: no

@@ -9,25 +9,17 @@
 //! side by side (see `speculate.rs`) until later moves tell them apart: the piece on the
 //! victim's square moves as the capturer, or the dropped piece as the opponent's.
 
-use crate::rules::{BoardId, Move, Square};
+use crate::rules::{BoardId, Move};
 
 use super::{
     OccupancyInference, SLOW_LANDING_MS, by_victim, capture_made, captures_from, occupancy_after,
+    square_names,
 };
 
 /// The shortest time between a piece's lift and its square filling again that may be a
 /// capture (the piece set onto its victim) and the opponent's drop there (ms): a sensor's
 /// flicker is shorter, and two hands' movements take longer.
 const SHORTEST_CAPTURE_AND_DROP_MS: u64 = 150;
-
-/// Squares for people: `e4 or d5`.
-fn names(squares: &[Square]) -> String {
-    squares
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" or ")
-}
 
 impl OccupancyInference {
     /// The board is back as it was after one piece of the side to move was lifted (and
@@ -75,7 +67,7 @@ impl OccupancyInference {
             }
             self.stalled[board] = Some(format!(
                 "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped where it stood; the board cannot tell",
-                names(&targets)
+                square_names(&targets)
             ));
             return true;
         }
@@ -98,7 +90,7 @@ impl OccupancyInference {
                 // The drop is not read there: this reading cannot be followed.
                 return false;
             }
-            victims.push(victim.to_string());
+            victims.push(victim);
             readings.push((trial, out));
         }
         if readings.is_empty() {
@@ -112,7 +104,7 @@ impl OccupancyInference {
         }
         self.stalled[board] = Some(format!(
             "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
-            victims.join(" or ")
+            square_names(&victims)
         ));
         true
     }
@@ -159,7 +151,7 @@ impl OccupancyInference {
             // Pieces of open kind about: the captures it may have made are not known.
             self.stalled[board] = Some(format!(
                 "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped on {to}; the board cannot tell",
-                names(&targets)
+                square_names(&targets)
             ));
             return;
         }
@@ -177,7 +169,7 @@ impl OccupancyInference {
                 Some((Move::Drop { to: at, .. }, _, _))
                     if *at == to && trial.stalled[board].is_none() =>
                 {
-                    victims.push(victim.to_string());
+                    victims.push(victim);
                     readings.push((trial, out));
                 }
                 _ => {}
@@ -193,7 +185,7 @@ impl OccupancyInference {
         }
         self.stalled[board] = Some(format!(
             "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
-            victims.join(" or ")
+            square_names(&victims)
         ));
     }
 

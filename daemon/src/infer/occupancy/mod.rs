@@ -345,6 +345,15 @@ fn capture_made(
     (trial, out)
 }
 
+/// Squares for people, as the stall messages name them: `e4 or d5`.
+fn square_names(squares: &[Square]) -> String {
+    squares
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
 fn occupancy_after(game: &BughouseGame, board: BoardId, m: &Move) -> u64 {
     let mut pos = game.board(board).clone();
     pos.play(m);
@@ -1128,13 +1137,12 @@ impl OccupancyInference {
         }
         if targets.len() != 1 || open_kind {
             self.fork_held_open(board, t, from);
-            let names: Vec<String> = targets.iter().map(ToString::to_string).collect();
-            let which = if names.is_empty() {
+            let which = if targets.is_empty() {
                 "its kind is open".to_owned()
             } else if open_kind {
-                format!("{}, pieces of open kind about", names.join(" or "))
+                format!("{}, pieces of open kind about", square_names(&targets))
             } else {
-                names.join(" or ")
+                square_names(&targets)
             };
             self.stalled[board] = Some(format!(
                 "board {board}: the piece from {from} was lifted and not put down: set straight onto a piece it took ({which}), the board cannot tell which"
