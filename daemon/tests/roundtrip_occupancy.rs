@@ -12,8 +12,9 @@
 //! corpus, clean and noisy) and asserts no wrong move; `BUGBRIDGE_FULL=N cargo test --release
 //! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
 //! profile and prints the figures (and every wrong move it finds). `OCC_DEBUG="random 8
-//! clean"` runs only that game and prints its occupancy changes, decisions and moves;
-//! `OCC_STALLS=1` prints why each board that is not complete stopped.
+//! clean"` runs only that game and prints its occupancy changes, decisions, each board's hands
+//! and what it stalls or waits on after each change, and the moves; `OCC_STALLS=1` prints
+//! why each board that is not complete stopped and the moves it missed (`(x)`: a capture).
 
 #[path = "support/corpus.rs"]
 mod corpus;
@@ -57,6 +58,14 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
             for m in &d {
                 println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
             }
+            let p = inf.game().board(board).pockets();
+            println!(
+                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?}",
+                p.white,
+                p.black,
+                inf.stalled(board),
+                inf.waiting(board)
+            );
         }
         decided.extend(d);
         settle(&mut inf, &mut decided, &mut settled, debug);
@@ -89,7 +98,7 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
                 .iter()
                 .skip(got.len())
                 .take(3)
-                .map(|m| format!("{m:?}"))
+                .map(|m| format!("{m:?}{}", if m.is_capture() { "(x)" } else { "" }))
                 .collect();
             println!(
                 "MISS {name} {profile} {b} {} waiting {:?}",
@@ -186,13 +195,19 @@ fn random_games_noisy_no_wrong_move() {
 /// lifted and put back, or a quiet move landing late, that was a capture set straight
 /// and a drop where it stood or landed (134, 1037, 1138, 1277, 1314, 1619, 2360, 2474,
 /// 2498, 2669, 2788, 2973); and clean, a promoted piece's earlier kinds kept in the way of
-/// reading its kinds now (2360).
+/// reading its kinds now (2360). While replies were read with pieces of open kind about: a
+/// piece of open kind held still, taken as set onto its victim, put back and moved
+/// elsewhere (594); a put-back and a late quiet move taken as such while other readings
+/// ran on the other board (557, 2704); a reading that could not rule out a victim taken
+/// as refuted for falling behind (1349); a slide read by a side-by-side reading (607); a
+/// capture by a piece of open kind as another kind whose victim only flickered, the piece
+/// set straight onto another victim (479, 1134, 2584, 2688).
 #[test]
 fn games_that_once_went_wrong() {
     let mut tally = Tally::default();
     let noisy = [
         430, 482, 631, 724, 1335, 1413, 1451, 1714, 454, 712, 134, 1037, 1138, 1277, 1314, 1619,
-        2360, 2474, 2498, 2669, 2788, 2973,
+        2360, 2474, 2498, 2669, 2788, 2973, 594, 557, 2704, 1349, 607, 479, 1134, 2584, 2688,
     ];
     let games = noisy
         .into_iter()

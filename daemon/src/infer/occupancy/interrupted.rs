@@ -16,6 +16,11 @@
 //! his lifted one was still in his hand. So these are read only once the board has been
 //! still for `HELD_MS`, as a single piece held still is (see `judge_held`): a hand does not
 //! hold a piece that long while it works.
+//!
+//! With pieces of open kind on the board, their placeholders may make a reply illegal that
+//! their kinds allow, so a reply that does not fit rules out no victim: a reply that lifts
+//! a piece is read only for a capturer of known kind whose victims by shape are its legal
+//! ones, and only when every victim's reading fits; a still board is not read at all.
 
 use crate::rules::{Bitboard, BoardId, Move, Square};
 
@@ -71,13 +76,25 @@ impl OccupancyInference {
         still: bool,
     ) {
         let w = &self.watch[board];
-        if self.trying || w.open.is_some() || w.held.is_some() || !w.assumed.is_empty() {
+        if self.trying || w.open.is_some() || w.held.is_some() || (still && !w.assumed.is_empty()) {
             // Pieces of open kind may check, pin or free what their placeholders do not.
             return;
         }
         let Some(&from) = w.lifted.first() else {
             return;
         };
+        // With pieces of open kind about, a reply their placeholders make illegal rules
+        // out no victim: the capturer must be of known kind, its victims by shape the
+        // legal ones, and every victim must fit.
+        let open_kinds = !w.assumed.is_empty();
+        if open_kinds
+            && self
+                .capture_targets(board, from, &captures_from(self.game.board(board), from))
+                .1
+        {
+            *self.doubt.get_mut(board) = self.movers_piece_on(board, from);
+            return;
+        }
         if still && (w.lifted.len() > 2 || (self.base(board) ^ occ).count_ones() > 2) {
             // More squares than a capture and one reply touch: more plies may explain them.
             return;
@@ -128,8 +145,10 @@ impl OccupancyInference {
                 fits.push((trial, trial_out));
             } else if (still && !trial.refutes_reply(board, occ))
                 || trial.capturer_moved_again(board, &after)
+                || open_kinds
             {
                 // This victim is not ruled out: nothing is taken.
+                *self.doubt.get_mut(board) = true;
                 return;
             }
         }

@@ -9,11 +9,11 @@
 //! side by side (see `speculate.rs`) until later moves tell them apart: the piece on the
 //! victim's square moves as the capturer, or the dropped piece as the opponent's.
 
-use crate::rules::{BoardId, Move};
+use crate::rules::{BoardId, Move, Square};
 
 use super::{
-    OccupancyInference, SLOW_LANDING_MS, by_victim, capture_made, captures_from, occupancy_after,
-    square_names,
+    KindNote, OccupancyInference, SLOW_LANDING_MS, by_victim, capture_made, captures_from,
+    occupancy_after, square_names,
 };
 
 /// The shortest time between a piece's lift and its square filling again that may be a
@@ -34,10 +34,7 @@ impl OccupancyInference {
     /// read as put back.
     pub(super) fn fork_put_back(&mut self, board: BoardId, t: u64, occ: u64) -> bool {
         let w = &self.watch[board];
-        if self.in_fork
-            || self.trying
-            || self.speculation.is_some()
-            || w.open.is_some()
+        if w.open.is_some()
             || w.held.is_some()
             || !w.held_several.is_empty()
             || w.appeared != 0
@@ -71,13 +68,27 @@ impl OccupancyInference {
             ));
             return true;
         }
+        let candidates: Vec<(Square, (Move, KindNote))> = by_victim(&captures)
+            .into_iter()
+            .map(|(victim, of_victim)| (victim, self.held_capture(&of_victim)))
+            .filter(|(_, capture)| self.drop_may_follow(board, &capture.0, occ, t))
+            .collect();
+        if candidates.is_empty() {
+            return false;
+        }
+        if self.in_fork || self.trying || self.speculation.is_some() {
+            // The readings cannot be followed here (another side-by-side reading runs, or
+            // this is one): put back is not taken for sure.
+            let victims: Vec<Square> = candidates.iter().map(|(sq, _)| *sq).collect();
+            self.stalled[board] = Some(format!(
+                "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
+                square_names(&victims)
+            ));
+            return true;
+        }
         let mut readings = Vec::new();
         let mut victims = Vec::new();
-        for (victim, of_victim) in by_victim(&captures) {
-            let capture = self.held_capture(&of_victim);
-            if !self.drop_may_follow(board, &capture.0, occ, t) {
-                continue;
-            }
+        for (victim, capture) in candidates {
             let (mut trial, mut out) = capture_made(self.clone(), board, capture, lifted_at);
             trial.after_commit(board, t, occ, &mut out);
             trial.open_unknown_hand_drop(board, t, occ);
@@ -117,11 +128,7 @@ impl OccupancyInference {
     /// only if no reading is left.
     pub(super) fn fork_lookalike(&mut self, board: BoardId, t: u64, occ: u64) {
         let w = &self.watch[board];
-        if self.in_fork
-            || self.trying
-            || self.speculation.is_some()
-            || self.stalled[board].is_some()
-        {
+        if self.stalled[board].is_some() {
             return;
         }
         let Some((
@@ -153,6 +160,22 @@ impl OccupancyInference {
                 "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped on {to}; the board cannot tell",
                 square_names(&targets)
             ));
+            return;
+        }
+        if self.in_fork {
+            // One of the side-by-side readings: it reads the quiet move, as its moves
+            // after tell it from the others.
+            return;
+        }
+        if self.trying || self.speculation.is_some() {
+            // The readings cannot be followed here (another side-by-side reading runs):
+            // the quiet move is not taken for sure.
+            if !targets.is_empty() {
+                self.stalled[board] = Some(format!(
+                    "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
+                    square_names(&targets)
+                ));
+            }
             return;
         }
         let lifted_at = w.changes.emptied[from.index()];

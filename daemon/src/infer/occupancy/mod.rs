@@ -212,6 +212,11 @@ pub(super) const SLOW_LANDING_MS: u64 = 800;
 /// two hand movements (the victim off, the capturer on), each as quick as a move's.
 const SLOW_CAPTURE_MS: u64 = 1_200;
 
+/// The longest a victim's square may read empty and a sensor's flicker there read the
+/// same (ms): a hand placing the capturer over its victim and pulling the victim out
+/// leaves it empty about as briefly.
+const BRIEF_VICTIM_MS: u64 = 70;
+
 /// The rectangle of files and ranks between a move's squares.
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
     let from = mv.from()?;
@@ -263,6 +268,10 @@ pub struct OccupancyInference {
     speculation: Option<Box<speculate::Speculation>>,
     /// This is one of those readings: it starts none of its own.
     in_fork: bool,
+    /// This reading (a fork) waits on a board where it would have begun readings of its
+    /// own: it waits in doubt, and falling behind does not refute it (see `speculate`).
+    /// Cleared when the board's next move is final.
+    doubt: ByBoard<bool>,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -284,6 +293,20 @@ fn shape_fits(
     to.file().index() == f
         && (to.rank().index() as i8 == r + step
             || (r == start && to.rank().index() as i8 == r + 2 * step))
+}
+
+/// The squares of a capture onto its victim's square (en passant, whose victim stands
+/// elsewhere, is none).
+fn capture_squares(m: &Move) -> Option<(Square, Square)> {
+    match *m {
+        Move::Normal {
+            from,
+            to,
+            capture: Some(_),
+            ..
+        } => Some((from, to)),
+        _ => None,
+    }
 }
 
 /// Where a move lands (the rook's square for castling, as [`Move::Castle`] names it).
@@ -382,6 +405,7 @@ impl OccupancyInference {
             trying: false,
             speculation: None,
             in_fork: false,
+            doubt: ByBoard::default(),
         }
     }
 
@@ -727,6 +751,7 @@ impl OccupancyInference {
 
     fn commit(&mut self, board: BoardId) -> Option<OccupancyMove> {
         let (mv, note, t) = self.watch[board].open.take()?;
+        *self.doubt.get_mut(board) = false;
         self.watch[board].held = None;
         self.watch[board].held_several.clear();
         self.game.play(board, &mv, t);
@@ -842,6 +867,7 @@ impl OccupancyInference {
         }
         if self.stall_en_passant_lookalike(board, &m)
             || self.stall_open_kind_lookalike(board, i, &m)
+            || self.stall_brief_open_kind_victim(board, i, &m)
             || self.stall_slow_capture(board, &m)
         {
             return None;
@@ -1344,13 +1370,7 @@ impl OccupancyInference {
     /// and the opponent have lifted and put back the piece `m` takes (adjusting it, or
     /// starting his move and changing his mind). A hand taking a piece is quicker.
     fn stall_slow_capture(&mut self, board: BoardId, m: &Move) -> bool {
-        let Move::Normal {
-            from,
-            to,
-            capture: Some(_),
-            ..
-        } = *m
-        else {
+        let Some((from, to)) = capture_squares(m) else {
             return false;
         };
         let c = &self.watch[board].changes;
@@ -1425,6 +1445,32 @@ impl OccupancyInference {
             "board {board}: the piece on {from} (its kind open) went to {}, or took a piece it was set straight onto and a piece was dropped on {}; the board cannot tell",
             m.to(),
             m.to()
+        ));
+        true
+    }
+
+    /// Whether `m`, a capture by the piece of open kind `assumed[i]` as another kind than
+    /// its placeholder, whose victim's square read empty for less than [`BRIEF_VICTIM_MS`],
+    /// stalls the board: a sensor's flicker there, while the piece was set straight onto
+    /// another piece one of its kinds takes, reads the same, and taking `m` would settle
+    /// the piece's kind from a capture it may not have made.
+    fn stall_brief_open_kind_victim(&mut self, board: BoardId, i: usize, m: &Move) -> bool {
+        let Some((from, to)) = capture_squares(m) else {
+            return false;
+        };
+        if self.watch[board].assumed[i].sq != from {
+            return false;
+        }
+        let c = &self.watch[board].changes;
+        let empty_ms = c.filled[to.index()].saturating_sub(c.emptied[to.index()]);
+        if empty_ms >= BRIEF_VICTIM_MS {
+            return false;
+        }
+        let Some(other) = self.open_kind_victim(board, from, to) else {
+            return false;
+        };
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece on {from} (its kind open) took on {to}, whose piece read gone only {empty_ms} ms, or it was set straight onto {other} as another of its kinds; the board cannot tell"
         ));
         true
     }

@@ -21,15 +21,24 @@
 //!
 //! Nothing is taken that could be wrong by the forks' own doubt: any fork that stalls ends
 //! the side-by-side reading (the main reading goes on waiting), and so does a fork that read
-//! the other board otherwise than the main reading did, a fork still in doubt after
+//! the other board otherwise than the main reading did (its other board stalled where the
+//! main reading's did not, or on another doubt), a fork still in doubt after
 //! [`GIVE_UP_MS`], or the main reading finding a move on the board itself. Readings of a
 //! put-back or a quiet move differ in plies: there, a fork that stalls on the board only
-//! stops making moves, and is refuted as any fork that falls behind.
+//! stops making moves, and is refuted as any fork that falls behind. A fork that waits
+//! because it would have begun readings of its own there, or could not rule out a victim,
+//! waits in doubt (`doubt`): falling behind does not refute it.
+//!
+//! A piece of open kind held still is followed as each capture its kinds' shapes allow.
+//! When the board's next change puts a piece down where it stood or where one of its kinds
+//! goes, the piece may have been in the hand all along (or the opponent dropped there after
+//! its capture): the readings end, and the main reading's stall is said.
 
-use crate::rules::{BoardId, Move, Role, Square};
+use crate::rules::{Bitboard, BoardId, Color, Move, Role, Square};
 
 use super::{
-    KindNote, OccupancyInference, OccupancyMove, Resolution, by_victim, capture_made, captures_from,
+    KindNote, OccupancyInference, OccupancyMove, Resolution, by_victim, capture_made,
+    captures_from, shape_fits,
 };
 
 /// Final moves the leading fork must have made on the board beyond a fork for that fork to
@@ -57,7 +66,14 @@ pub(super) struct Speculation {
     from_here: bool,
     /// What the main reading decided on the other board since the forks began.
     other_main: Vec<OccupancyMove>,
+    /// See [`HeldOpen`]: until the board next changes.
+    held_open: Option<HeldOpen>,
 }
+
+/// For the captures of a piece of open kind held still: where it stood, its kinds and
+/// colour, and the board's occupancy then, until the board next changes (see
+/// [`OccupancyInference::speculate`]).
+type HeldOpen = (Square, Vec<Role>, Color, u64);
 
 #[derive(Debug, Clone)]
 struct Fork {
@@ -118,6 +134,10 @@ impl OccupancyInference {
         readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
         from_here: bool,
     ) {
+        if self.in_fork && readings.len() > 1 {
+            // Readings of its own would begin here: this one waits in doubt.
+            *self.doubt.get_mut(board) = true;
+        }
         if self.in_fork || self.speculation.is_some() || readings.is_empty() {
             return;
         }
@@ -144,6 +164,7 @@ impl OccupancyInference {
             forks,
             from_here,
             other_main: Vec::new(),
+            held_open: None,
         }));
     }
 
@@ -151,6 +172,10 @@ impl OccupancyInference {
     /// made (`captures`, of several victims), made final, beside the main reading, which
     /// waits for the piece to be put down or the reply to tell.
     pub(super) fn fork_held(&mut self, board: BoardId, t: u64, from: Square, captures: &[Move]) {
+        if self.in_fork {
+            // Readings of its own would begin here: this one waits in doubt.
+            *self.doubt.get_mut(board) = true;
+        }
         if self.in_fork || self.speculation.is_some() {
             return;
         }
@@ -171,75 +196,142 @@ impl OccupancyInference {
 
     /// Starts following each capture a piece of open kind lifted from `from` and held
     /// still may have made, as any of its kinds, beside the main reading, which stalls
-    /// (said only if no fork is left, see [`OccupancyInference::stalled`]). Only when it is
-    /// the board's one piece of open kind: the others' placeholders could check or pin
-    /// what their kinds do not, and a capture legal as some kind could be left out.
+    /// (said only if no fork is left, see [`OccupancyInference::stalled`]). Its victims are
+    /// found by the shapes of its kinds, not by what the placeholders of other pieces of
+    /// open kind allow (they could check or pin what their kinds do not): each victim is
+    /// a reading, the piece named by every kind whose shape takes it. When some victim no
+    /// kind may legally take as the placeholders stand, no reading could stand for it, and
+    /// none is begun.
     pub(super) fn fork_held_open(&mut self, board: BoardId, t: u64, from: Square) {
-        let w = &self.watch[board];
-        if self.in_fork || self.speculation.is_some() || w.assumed.len() != 1 {
+        if self.in_fork || self.speculation.is_some() {
             return;
         }
-        let a = w.assumed[0].clone();
-        if a.sq != from || a.may_have_promoted {
+        let Some(i) = self.watch[board].assumed.iter().rposition(|a| a.sq == from) else {
             return;
+        };
+        let (choices, color) = {
+            let a = &self.watch[board].assumed[i];
+            (a.choices.clone(), a.color)
+        };
+        let Some(readings) = self.open_kind_captures(board, from) else {
+            return;
+        };
+        let occ = self.watch[board].last.unwrap_or_else(|| self.base(board));
+        self.fork(board, t, readings);
+        if let Some(spec) = self.speculation.as_mut() {
+            spec.main_stalled = true;
+            spec.held_open = Some((from, choices, color, occ));
+        }
+    }
+
+    /// The readings in which the piece of open kind on `from`, lifted and not seen put
+    /// down, was set straight onto a piece it took: one per victim (two for a victim a
+    /// pawn would take promoting), each a trial with the capture made final. Its victims
+    /// are found by the shapes of its kinds, not by what the placeholders of other pieces
+    /// of open kind allow (they could check or pin what their kinds do not): the piece is
+    /// named by every kind whose shape takes the victim. `None` when a victim no kind may
+    /// legally take as the placeholders stand: no reading could stand for it.
+    fn open_kind_captures(
+        &self,
+        board: BoardId,
+        from: Square,
+    ) -> Option<Vec<(OccupancyInference, Vec<OccupancyMove>)>> {
+        let w = &self.watch[board];
+        let i = w.assumed.iter().rposition(|a| a.sq == from)?;
+        let a = w.assumed[i].clone();
+        if a.may_have_promoted {
+            return None;
         }
         let lifted_at = w.changes.emptied[from.index()];
-        // Each victim, with the kinds that may take it and their games.
+        let placement = self.game.board(board).board();
+        let them = a.color.other();
+        let occupied = placement.occupied();
+        let enemies = placement.by_color(them).0 & !placement.kings(them).0;
+        // Each victim, with the kinds whose shape takes it.
         let mut victims: Vec<(Square, Vec<Role>)> = Vec::new();
         for &role in &a.choices {
-            let Some(game) = self.with_kind(board, &a, role) else {
-                continue;
-            };
-            for m in captures_from(game.board(board), from) {
-                match victims.iter_mut().find(|(sq, _)| *sq == m.to()) {
-                    Some((_, kinds)) if !kinds.contains(&role) => kinds.push(role),
-                    Some(_) => {}
-                    None => victims.push((m.to(), vec![role])),
+            for to in Bitboard(enemies) {
+                if !shape_fits(role, a.color, from, to, occupied, true) {
+                    continue;
+                }
+                match victims.iter_mut().find(|(sq, _)| *sq == to) {
+                    Some((_, kinds)) => kinds.push(role),
+                    None => victims.push((to, vec![role])),
                 }
             }
         }
+        victims.sort_by_key(|(sq, _)| *sq);
         let mut readings = Vec::new();
-        for (to, kinds) in victims {
-            let role = if kinds.contains(&a.role) {
-                a.role
+        for (to, mut kinds) in victims {
+            kinds.sort();
+            kinds.dedup();
+            // As a pawn onto the last rank it promoted, as its other kinds it did not: no
+            // one move stands for both, so each is a reading.
+            let groups = if kinds.len() > 1
+                && kinds.contains(&Role::Pawn)
+                && matches!(to.rank().index(), 0 | 7)
+            {
+                let others: Vec<Role> =
+                    kinds.iter().copied().filter(|&r| r != Role::Pawn).collect();
+                vec![vec![Role::Pawn], others]
             } else {
-                kinds[0]
+                vec![kinds]
             };
-            let Some(game) = self.with_kind(board, &a, role) else {
-                continue;
-            };
+            for kinds in groups {
+                readings.push(self.open_kind_capture(board, i, to, kinds, lifted_at)?);
+            }
+        }
+        Some(readings)
+    }
+
+    /// The reading in which the piece of open kind `assumed[i]` took on `to` as one of
+    /// `kinds`: `None` when none of them may legally take there as the placeholders stand,
+    /// or when no one move stands for them.
+    fn open_kind_capture(
+        &self,
+        board: BoardId,
+        i: usize,
+        to: Square,
+        kinds: Vec<Role>,
+        lifted_at: u64,
+    ) -> Option<(OccupancyInference, Vec<OccupancyMove>)> {
+        let a = &self.watch[board].assumed[i];
+        let from = a.sq;
+        // A kind that may take it as the placeholders stand, the placeholder's first.
+        let legal = |role: Role| {
+            let game = self.with_kind(board, a, role)?;
             let of_victim: Vec<Move> = captures_from(game.board(board), from)
                 .into_iter()
                 .filter(|m| m.to() == to)
                 .collect();
-            let (mv, mut note) = self.held_capture(&of_victim);
-            let mut trial = self.clone();
-            trial.game = game;
-            if kinds.len() == 1 {
-                // The capture settles the piece's kind.
-                trial.watch[board].assumed.clear();
-                trial.resolved.push(Resolution {
-                    board,
-                    t: a.t,
-                    role,
-                });
-            } else {
-                if note != KindNote::Exact {
-                    // A promotion as a pawn, a plain capture as its other kinds: no one
-                    // move stands for them, and no reading may be left out.
-                    return;
-                }
-                let entry = &mut trial.watch[board].assumed[0];
-                entry.role = role;
-                entry.choices.clone_from(&kinds);
-                note = KindNote::PieceOpen { choices: kinds };
+            (!of_victim.is_empty()).then_some((game, of_victim))
+        };
+        let (game, of_victim) = (kinds.contains(&a.role))
+            .then(|| legal(a.role))
+            .flatten()
+            .or_else(|| kinds.iter().find_map(|&r| legal(r)))?;
+        let role = game.board(board).board().piece_at(from)?.role;
+        let (mv, mut note) = self.held_capture(&of_victim);
+        let mut trial = self.clone();
+        trial.game = game;
+        if kinds.len() == 1 {
+            // The capture settles the piece's kind.
+            trial.watch[board].assumed.remove(i);
+            trial.resolved.push(Resolution {
+                board,
+                t: a.t,
+                role,
+            });
+        } else {
+            if note != KindNote::Exact {
+                return None;
             }
-            readings.push(capture_made(trial, board, (mv, note), lifted_at));
+            let entry = &mut trial.watch[board].assumed[i];
+            entry.role = role;
+            entry.choices.clone_from(&kinds);
+            note = KindNote::PieceOpen { choices: kinds };
         }
-        self.fork(board, t, readings);
-        if let Some(spec) = self.speculation.as_mut() {
-            spec.main_stalled = true;
-        }
+        Some(capture_made(trial, board, (mv, note), lifted_at))
     }
 
     /// The side-by-side readings just begun are of a board whose main reading stalls: its
@@ -280,6 +372,14 @@ impl OccupancyInference {
         {
             return;
         }
+        if board == on
+            && spec
+                .held_open
+                .take()
+                .is_some_and(|h| put_down_as_held(&h, occ))
+        {
+            return;
+        }
         spec.other_main
             .extend(out.iter().filter(|m| m.board != on).cloned());
         for fork in &mut spec.forks {
@@ -287,7 +387,13 @@ impl OccupancyInference {
             fork.out.extend(decided);
         }
         let stalled_on = |f: &Fork, b: BoardId| f.inf.stalled[b].is_some();
-        if spec.forks.iter().any(|f| stalled_on(f, on.other()))
+        // A fork whose other board stalled as the main reading's did reads this board as
+        // the main reading would: on.
+        let main_other = &self.stalled[on.other()];
+        if spec
+            .forks
+            .iter()
+            .any(|f| stalled_on(f, on.other()) && f.inf.stalled[on.other()] != *main_other)
             || (!spec.from_here && spec.forks.iter().any(|f| stalled_on(f, on)))
             || spec.forks.iter().all(|f| stalled_on(f, on))
         {
@@ -309,6 +415,7 @@ impl OccupancyInference {
                 || f.moves_off(on) != lead_off
                 || f.inf.unsettled(&f.inf.game, on.other())
                 || !f.inf.held_readings(on).is_empty()
+                || f.inf.doubt[on]
         });
         if spec.forks.len() > 1
             || (spec.main_stalled && spec.forks.iter().all(|f| f.moves_since(on) < LEAD))
@@ -344,4 +451,18 @@ impl OccupancyInference {
             }
         }
     }
+}
+
+/// Whether the board's first change after a piece of open kind held still was taken as
+/// set onto a victim (`held`) puts a piece down where it stood or where one of its kinds
+/// goes: it was in the hand all along, or it took and the opponent dropped a piece there.
+/// The board cannot tell.
+fn put_down_as_held((from, kinds, color, before): &HeldOpen, occ: u64) -> bool {
+    let occupied = Bitboard(*before);
+    Iterator::any(&mut Bitboard(occ & !before).into_iter(), |sq| {
+        sq == *from
+            || kinds
+                .iter()
+                .any(|&r| shape_fits(r, *color, *from, sq, occupied, false))
+    })
 }

@@ -713,21 +713,23 @@ fn a_capturer_set_onto_its_victim_is_read_from_the_reply_that_follows_at_once() 
     // to judge the lift: g4xh5 then Rxh5.
     let mut h = Hands::from_bfen("4k2r/8/8/7p/6P1/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
     h.lift(A, "g4").lift(A, "h8").lift(A, "h5").put(A, "h5");
-    assert_eq!(
-        h.done(),
-        vec![
-            (
-                A,
-                normal(Role::Pawn, "g4", "h5", Some(Role::Pawn)),
-                KindNote::Exact
-            ),
-            (
-                A,
-                normal(Role::Rook, "h8", "h5", Some(Role::Pawn)),
-                KindNote::Exact
-            ),
-        ]
-    );
+    assert_eq!(h.done(), gxh5_rxh5());
+}
+
+/// The moves of `a_capturer_set_onto_its_victim_is_read_from_the_reply_that_follows_at_once`.
+fn gxh5_rxh5() -> Vec<(BoardId, String, KindNote)> {
+    vec![
+        (
+            A,
+            normal(Role::Pawn, "g4", "h5", Some(Role::Pawn)),
+            KindNote::Exact,
+        ),
+        (
+            A,
+            normal(Role::Rook, "h8", "h5", Some(Role::Pawn)),
+            KindNote::Exact,
+        ),
+    ]
 }
 
 #[test]
@@ -1227,4 +1229,200 @@ fn a_drop_is_read_from_a_hand_nobody_knows_once_the_partners_board_has_long_show
             ]
         }
     );
+}
+
+/// White drops a knight or a bishop (its kind open) on b1, Black's king steps.
+fn open_kind_on_b1(a_fen: &str) -> Hands {
+    let mut h = Hands::from_bfen(&format!("{a_fen} | 4k3/8/8/8/8/8/8/4K3 w - -"));
+    h.put(A, "b1").mv(A, "e8", "d8");
+    h
+}
+
+#[test]
+fn a_capturer_set_onto_its_victim_is_read_from_the_reply_with_pieces_of_open_kind_about() {
+    // A piece of open kind stands on b1. White's g4 pawn is set straight onto h5 and
+    // Black's rook takes it back at once: its one victim, and a reply that fits.
+    let mut h = open_kind_on_b1("4k2r/8/8/7p/6P1/8/8/4K3/NB w - -");
+    h.lift(A, "g4").lift(A, "h8").lift(A, "h5").put(A, "h5");
+    let got = h.done();
+    assert_eq!(got.len(), 4, "{got:?}");
+    assert_eq!(got[2..], gxh5_rxh5());
+}
+
+#[test]
+fn with_pieces_of_open_kind_about_a_reply_that_does_not_fit_rules_out_no_victim() {
+    // The g4 pawn may have taken f5 or h5; the rook's reply fits only gxh5. With no piece
+    // of open kind on the board that rules f5 out; with one, a placeholder could be what
+    // makes the reply illegal after gxf5: nothing is read.
+    let mut h = Hands::from_bfen("3k3r/8/8/5p1p/6P1/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "g4").lift(A, "h8").lift(A, "h5").put(A, "h5");
+    assert_eq!(h.done().len(), 2);
+    let mut h = open_kind_on_b1("4k2r/8/8/5p1p/6P1/8/8/4K3/NB w - -");
+    h.lift(A, "g4").lift(A, "h8").lift(A, "h5").put(A, "h5");
+    assert_eq!(h.done().len(), 2, "only the drop and the king's step");
+}
+
+/// White's knight on f3 of board A could take the pawn on e5 (Black holds a pawn to
+/// drop); on board B, White's knight on f3 is held still with two victims, so readings of
+/// board B run side by side.
+fn knight_and_pawn_while_b_is_read_side_by_side() -> Hands {
+    let mut h = Hands::from_bfen("7k/8/8/4p3/8/5N2/8/K7/p w - - | 4k3/8/8/4p1p1/8/5N2/8/4K3 w - -");
+    h.lift(B, "f3").wait(2_000);
+    assert!(h.inf.held_choices(B).is_some());
+    h
+}
+
+#[test]
+fn a_put_back_that_may_be_a_capture_and_a_drop_stalls_while_the_other_board_is_read_side_by_side() {
+    // Only one board's readings run side by side: the put-back on A cannot be followed
+    // beside them, and it is not taken for sure.
+    let mut h = knight_and_pawn_while_b_is_read_side_by_side();
+    h.lift(A, "f3").wait(400).put(A, "f3").wait(300);
+    let why = h.inf.stalled(A).expect("stalled");
+    assert!(why.contains("put back, or set straight onto"), "{why}");
+}
+
+#[test]
+fn a_late_quiet_move_that_may_be_a_capture_and_a_drop_stalls_while_the_other_board_is_read_side_by_side()
+ {
+    let mut h = knight_and_pawn_while_b_is_read_side_by_side();
+    h.lift(A, "f3").wait(1_000).put(A, "d4").wait(300);
+    let why = h.inf.stalled(A).expect("stalled");
+    assert!(
+        why.contains("went to d4, or was set straight onto"),
+        "{why}"
+    );
+}
+
+#[test]
+fn a_piece_of_open_kind_held_still_then_put_back_or_down_where_it_goes_stalls() {
+    // The knight or bishop dropped on e4 is held still (as a knight it may have taken f6,
+    // as a bishop b7), then put back, or down on d5: it was in the hand all along, or it
+    // took and Black dropped there. The board cannot tell, and says so.
+    for square in ["e4", "d5"] {
+        let mut h =
+            Hands::from_bfen("4k3/1p6/5p2/8/8/8/8/4K3/NBp w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        h.put(A, "e4").mv(A, "e8", "f8").lift(A, "e4").wait(2_000);
+        assert!(
+            h.inf.stalled(A).is_none(),
+            "the stall waits on the readings"
+        );
+        h.put(A, square).wait(300);
+        assert!(h.inf.stalled(A).is_some(), "{square}");
+        h.mv(A, "f8", "e7").mv(A, "e1", "d1");
+        assert_eq!(
+            h.done().len(),
+            2,
+            "{square}: only the drop and the king's step"
+        );
+    }
+}
+
+#[test]
+fn later_moves_tell_what_a_piece_of_open_kind_held_still_took_among_others_of_open_kind() {
+    // As `later_moves_tell_what_a_piece_of_open_kind_held_still_took`, with a second piece
+    // of open kind dropped on h1 before: the victims are found by the held piece's shapes.
+    let mut h = Hands::from_bfen("4k3/1p6/5p2/8/8/8/8/4K3/NBNB w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "e4")
+        .mv(A, "e8", "f8")
+        .put(A, "h1")
+        .mv(A, "f8", "e8");
+    h.lift(A, "e4").wait(2_000);
+    assert!(
+        h.inf.stalled(A).is_none(),
+        "the stall waits on the readings"
+    );
+    h.mv(A, "e8", "d8")
+        .mv(A, "f6", "g8")
+        .mv(A, "d8", "c7")
+        .mv(A, "e1", "d1");
+    let got = h.done();
+    assert!(h.inf.stalled(A).is_none());
+    assert!(
+        got.contains(&(
+            A,
+            normal(Role::Knight, "e4", "f6", Some(Role::Pawn)),
+            KindNote::Exact
+        )),
+        "{got:?}"
+    );
+    assert_eq!(got.len(), 9, "{got:?}");
+}
+
+#[test]
+fn later_moves_tell_what_a_capturer_held_still_took_while_the_other_board_stalls() {
+    // As `later_moves_tell_which_of_several_pieces_a_capturer_held_still_took`, while board
+    // B stalls (two pieces off at once and back) the same way in every reading: the
+    // readings of A go on.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(2_000);
+    h.lift(B, "e1").lift(B, "e8").put(B, "e8").put(B, "e1");
+    assert!(h.inf.stalled(B).is_some());
+    h.mv(A, "e8", "d8")
+        .mv(A, "g5", "f7")
+        .mv(A, "d8", "c7")
+        .mv(A, "e1", "d1");
+    assert_eq!(h.done(), knight_took_g5());
+}
+
+#[test]
+fn later_moves_tell_whether_a_piece_of_open_kind_held_still_took_as_a_pawn_promoting() {
+    // A pawn or a bishop dropped on g7 is held still: as a pawn it took f8 and promoted,
+    // as a bishop it took f8. Each is a reading; the piece on f8 then goes down the file,
+    // as only the promoted queen can.
+    let mut h = Hands::from_bfen("k4n2/8/8/8/8/8/8/K7/PB w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.put(A, "g7").mv(A, "a8", "a7").lift(A, "g7").wait(2_000);
+    assert!(
+        h.inf.stalled(A).is_none(),
+        "the stall waits on the readings"
+    );
+    h.mv(A, "a7", "a6")
+        .mv(A, "f8", "f4")
+        .mv(A, "a6", "a5")
+        .mv(A, "a1", "b1")
+        .mv(A, "a5", "a4");
+    let got = h.done();
+    assert!(h.inf.stalled(A).is_none(), "{got:?}");
+    assert_eq!(got.len(), 8, "{got:?}");
+    assert_eq!(
+        got[2],
+        (
+            A,
+            format!(
+                "{:?}",
+                Move::Normal {
+                    role: Role::Pawn,
+                    from: sq("g7"),
+                    capture: Some(Role::Knight),
+                    to: sq("f8"),
+                    promotion: Some(Role::Queen),
+                }
+            ),
+            KindNote::PromotionAssumed {
+                choices: vec![Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            }
+        ),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_capture_by_a_piece_of_open_kind_as_another_kind_whose_victim_flickered_stalls() {
+    // A knight or a rook dropped on d4 (the knight its placeholder) is lifted, and d7
+    // reads empty and full again: as a rook it took d7 (pulled out from under it), or as a
+    // knight it was set straight onto e6 and d7 flickered. Only 40 ms empty, the board
+    // cannot tell; 300 ms is a hand's pull, and Rxd7 is read.
+    for (empty_ms, read) in [(40, false), (300, true)] {
+        let mut h = Hands::from_bfen("4k3/3p4/4p3/8/8/8/8/K7/NR w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        h.put(A, "d4").mv(A, "e8", "f8").lift(A, "d4").lift(A, "d7");
+        h.t = h.t + empty_ms - 100;
+        h.put(A, "d7").wait(300).mv(A, "f8", "g8");
+        let got = h.done();
+        let rook_took = got
+            .iter()
+            .any(|(_, mv, _)| *mv == normal(Role::Rook, "d4", "d7", Some(Role::Pawn)));
+        assert_eq!(rook_took, read, "{empty_ms} ms: {got:?}");
+        assert_eq!(h.inf.stalled(A).is_some(), !read, "{empty_ms} ms");
+    }
 }
