@@ -931,7 +931,7 @@ fn later_moves_tell_which_of_several_pieces_a_capturer_held_still_took() {
     // The knight on f3 may have been set onto e5 or g5. Black's king step fits after
     // either, made at once (a reply) or after the knight was held still for 2 s; so does
     // Black's drop after the knight was held still. The knight then leaves g5 (it stands
-    // there: it took g5) and the game goes on: once one reading is three moves ahead of
+    // there: it took g5) and the game goes on: once one reading is two moves ahead of
     // the other, it is the game.
     let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
     for (held_ms, drops) in [(0, false), (2_000, false), (2_000, true)] {
@@ -1109,11 +1109,12 @@ fn a_piece_put_back_that_could_have_taken_waits_for_later_moves_put_back() {
     h.lift(A, "f3").wait(400).put(A, "f3").wait(300);
     assert!(h.out.is_empty());
     assert!(h.inf.stalled(A).is_none(), "the stall is deferred");
-    h.mv(A, "f3", "d4").wait(300).mv(A, "e5", "e4").wait(300);
+    h.mv(A, "f3", "d4").wait(300);
     assert!(
         h.out.is_empty(),
         "handed on before the readings were told apart"
     );
+    h.mv(A, "e5", "e4").wait(300);
     h.mv(A, "d4", "f5").wait(300).mv(A, "h8", "g8");
     assert_eq!(
         h.done(),
