@@ -92,7 +92,11 @@ impl OccupancyInference {
                 .capture_targets(board, from, &captures_from(self.game.board(board), from))
                 .1
         {
-            *self.doubt.get_mut(board) = self.movers_piece_on(board, from);
+            if self.movers_piece_on(board, from) {
+                // A capture may have been made that this reading cannot read: it waits in
+                // doubt.
+                *self.doubt.get_mut(board) = true;
+            }
             return;
         }
         if still && (w.lifted.len() > 2 || (self.base(board) ^ occ).count_ones() > 2) {
