@@ -62,10 +62,8 @@ impl OccupancyInference {
             if !self.may_drop(board, self.turn(board).other()) {
                 return false;
             }
-            self.stalled[board] = Some(format!(
-                "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped where it stood; the board cannot tell",
-                square_names(&targets)
-            ));
+            let which = format!("{}, pieces of open kind about", square_names(&targets));
+            self.stalled[board] = Some(put_back_doubt(board, from, &which));
             return true;
         }
         let candidates: Vec<(Square, (Move, KindNote))> = by_victim(&captures)
@@ -80,10 +78,7 @@ impl OccupancyInference {
             // The readings cannot be followed here (another side-by-side reading runs, or
             // this is one): put back is not taken for sure.
             let victims: Vec<Square> = candidates.iter().map(|(sq, _)| *sq).collect();
-            self.stalled[board] = Some(format!(
-                "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
-                square_names(&victims)
-            ));
+            self.stalled[board] = Some(put_back_doubt(board, from, &square_names(&victims)));
             return true;
         }
         let mut readings = Vec::new();
@@ -104,19 +99,11 @@ impl OccupancyInference {
             victims.push(victim);
             readings.push((trial, out));
         }
-        if readings.is_empty() {
-            return false;
-        }
         self.put_back(board);
         readings.push((self.clone(), Vec::new()));
         self.fork_from(board, t, readings, true);
-        if !self.defer_stall() {
-            return false;
-        }
-        self.stalled[board] = Some(format!(
-            "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({}) and a piece was dropped where it stood; the board cannot tell",
-            square_names(&victims)
-        ));
+        self.defer_stall();
+        self.stalled[board] = Some(put_back_doubt(board, from, &square_names(&victims)));
         true
     }
 
@@ -156,10 +143,8 @@ impl OccupancyInference {
         let (targets, open_kind) = self.capture_targets(board, from, &captures);
         if open_kind {
             // Pieces of open kind about: the captures it may have made are not known.
-            self.stalled[board] = Some(format!(
-                "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}, pieces of open kind about) and a piece was dropped on {to}; the board cannot tell",
-                square_names(&targets)
-            ));
+            let which = format!("{}, pieces of open kind about", square_names(&targets));
+            self.stalled[board] = Some(lookalike_doubt(board, from, to, &which));
             return;
         }
         if self.in_fork {
@@ -171,10 +156,8 @@ impl OccupancyInference {
             // The readings cannot be followed here (another side-by-side reading runs):
             // the quiet move is not taken for sure.
             if !targets.is_empty() {
-                self.stalled[board] = Some(format!(
-                    "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
-                    square_names(&targets)
-                ));
+                self.stalled[board] =
+                    Some(lookalike_doubt(board, from, to, &square_names(&targets)));
             }
             return;
         }
@@ -203,13 +186,8 @@ impl OccupancyInference {
         }
         readings.push((self.clone(), Vec::new()));
         self.fork_from(board, t, readings, true);
-        if !self.defer_stall() {
-            return;
-        }
-        self.stalled[board] = Some(format!(
-            "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({}) and a piece was dropped on {to}; the board cannot tell",
-            square_names(&victims)
-        ));
+        self.defer_stall();
+        self.stalled[board] = Some(lookalike_doubt(board, from, to, &square_names(&victims)));
     }
 
     /// A reading with a capture just made whose drop after it is not read (the dropper's
@@ -226,4 +204,20 @@ impl OccupancyInference {
             self.set_open(board, mv, note, t);
         }
     }
+}
+
+/// The stall of a piece lifted and put back that may have been set straight onto a victim
+/// (`which`: the victims) with the opponent's drop where it stood.
+fn put_back_doubt(board: BoardId, from: Square, which: &str) -> String {
+    format!(
+        "board {board}: the piece from {from} was lifted and put back, or set straight onto a piece it took ({which}) and a piece was dropped where it stood; the board cannot tell"
+    )
+}
+
+/// The stall of a quiet move to `to` that may have been a capture set straight onto a
+/// victim (`which`: the victims) with the opponent's drop on `to`.
+fn lookalike_doubt(board: BoardId, from: Square, to: Square, which: &str) -> String {
+    format!(
+        "board {board}: the piece from {from} went to {to}, or was set straight onto a piece it took ({which}) and a piece was dropped on {to}; the board cannot tell"
+    )
 }

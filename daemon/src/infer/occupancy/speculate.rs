@@ -137,11 +137,7 @@ impl OccupancyInference {
         readings: Vec<(OccupancyInference, Vec<OccupancyMove>)>,
         from_here: bool,
     ) {
-        if self.in_fork && readings.len() > 1 {
-            // Readings of its own would begin here: this one waits in doubt.
-            *self.doubt.get_mut(board) = true;
-        }
-        if self.in_fork || self.speculation.is_some() || readings.is_empty() {
+        if self.may_not_fork(board, readings.len() > 1) || readings.is_empty() {
             return;
         }
         let main_says = &self.resolved;
@@ -171,15 +167,20 @@ impl OccupancyInference {
         }));
     }
 
+    /// Whether no readings may begin here: others run, or this is one (which then waits in
+    /// doubt where it would have begun `several`).
+    fn may_not_fork(&mut self, board: BoardId, several: bool) -> bool {
+        if self.in_fork && several {
+            *self.doubt.get_mut(board) = true;
+        }
+        self.in_fork || self.speculation.is_some()
+    }
+
     /// Starts following each capture the piece lifted from `from` and held still may have
     /// made (`captures`, of several victims), made final, beside the main reading, which
     /// waits for the piece to be put down or the reply to tell.
     pub(super) fn fork_held(&mut self, board: BoardId, t: u64, from: Square, captures: &[Move]) {
-        if self.in_fork {
-            // Readings of its own would begin here: this one waits in doubt.
-            *self.doubt.get_mut(board) = true;
-        }
-        if self.in_fork || self.speculation.is_some() {
+        if self.may_not_fork(board, true) {
             return;
         }
         let lifted_at = self.watch[board].changes.emptied[from.index()];
@@ -339,13 +340,11 @@ impl OccupancyInference {
 
     /// The side-by-side readings just begun are of a board whose main reading stalls: its
     /// stall is said only if they end without one left, and the one left must have made
-    /// [`LEAD`] moves. Whether readings were begun.
-    pub(super) fn defer_stall(&mut self) -> bool {
-        let Some(spec) = self.speculation.as_mut() else {
-            return false;
-        };
-        spec.main_stalled = true;
-        true
+    /// [`LEAD`] moves.
+    pub(super) fn defer_stall(&mut self) {
+        if let Some(spec) = self.speculation.as_mut() {
+            spec.main_stalled = true;
+        }
     }
 
     /// Whether `board`'s stall waits on side-by-side readings begun when it stalled: it is

@@ -1087,6 +1087,38 @@ fn a_capture_and_a_reply_are_not_read_where_a_victim_is_not_ruled_out() {
 /// White's knight on f3 could take the pawn on e5; Black holds a pawn to drop.
 const KNIGHT_AND_PAWN: &str = "7k/8/8/4p3/8/5N2/8/K7/p w - - | 7k/8/8/8/8/8/8/K7 w - -";
 
+/// The game on `KNIGHT_AND_PAWN` when the knight went f3-d4 (a quiet move, or put back
+/// first) and play went on.
+fn knight_went_to_d4() -> Vec<(BoardId, String, KindNote)> {
+    vec![
+        (A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact),
+        (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
+        (A, normal(Role::Knight, "d4", "f5", None), KindNote::Exact),
+        (A, normal(Role::King, "h8", "g8", None), KindNote::Exact),
+    ]
+}
+
+/// The game on `KNIGHT_AND_PAWN` when the knight took e5 set straight, Black dropped his
+/// pawn on `dropped` and later stepped it to `stepped`.
+fn knight_took_e5(dropped: &str, stepped: &str) -> Vec<(BoardId, String, KindNote)> {
+    vec![
+        (
+            A,
+            normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+            KindNote::Exact,
+        ),
+        (A, pawn_drop(dropped), KindNote::Exact),
+        (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
+        (
+            A,
+            normal(Role::Pawn, dropped, stepped, None),
+            KindNote::Exact,
+        ),
+        (A, normal(Role::Knight, "c6", "d8", None), KindNote::Exact),
+        (A, normal(Role::King, "h8", "g7", None), KindNote::Exact),
+    ]
+}
+
 fn pawn_drop(to: &str) -> String {
     format!(
         "{:?}",
@@ -1116,15 +1148,7 @@ fn a_piece_put_back_that_could_have_taken_waits_for_later_moves_put_back() {
     );
     h.mv(A, "e5", "e4").wait(300);
     h.mv(A, "d4", "f5").wait(300).mv(A, "h8", "g8");
-    assert_eq!(
-        h.done(),
-        vec![
-            (A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact),
-            (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
-            (A, normal(Role::Knight, "d4", "f5", None), KindNote::Exact),
-            (A, normal(Role::King, "h8", "g8", None), KindNote::Exact),
-        ]
-    );
+    assert_eq!(h.done(), knight_went_to_d4());
 }
 
 #[test]
@@ -1135,21 +1159,7 @@ fn a_piece_put_back_that_could_have_taken_waits_for_later_moves_taken() {
     h.lift(A, "f3").wait(400).put(A, "f3").wait(300);
     h.mv(A, "e5", "c6").wait(300).mv(A, "f3", "f2").wait(300);
     h.mv(A, "c6", "d8").wait(300).mv(A, "h8", "g7");
-    assert_eq!(
-        h.done(),
-        vec![
-            (
-                A,
-                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
-                KindNote::Exact
-            ),
-            (A, pawn_drop("f3"), KindNote::Exact),
-            (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
-            (A, normal(Role::Pawn, "f3", "f2", None), KindNote::Exact),
-            (A, normal(Role::Knight, "c6", "d8", None), KindNote::Exact),
-            (A, normal(Role::King, "h8", "g7", None), KindNote::Exact),
-        ]
-    );
+    assert_eq!(h.done(), knight_took_e5("f3", "f2"));
 }
 
 #[test]
@@ -1164,35 +1174,13 @@ fn a_slow_quiet_move_that_reads_as_a_capture_and_a_drop_waits_for_later_moves() 
         "handed on before the readings were told apart"
     );
     h.mv(A, "d4", "f5").wait(300).mv(A, "h8", "g8");
-    assert_eq!(
-        h.done(),
-        vec![
-            (A, normal(Role::Knight, "f3", "d4", None), KindNote::Exact),
-            (A, normal(Role::Pawn, "e5", "e4", None), KindNote::Exact),
-            (A, normal(Role::Knight, "d4", "f5", None), KindNote::Exact),
-            (A, normal(Role::King, "h8", "g8", None), KindNote::Exact),
-        ]
-    );
+    assert_eq!(h.done(), knight_went_to_d4());
     // The same, and the piece on e5 moves as the knight: Nxe5 and P@d4.
     let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
     h.lift(A, "f3").wait(1_000).put(A, "d4").wait(300);
     h.mv(A, "e5", "c6").wait(300).mv(A, "d4", "d3").wait(300);
     h.mv(A, "c6", "d8").wait(300).mv(A, "h8", "g7");
-    assert_eq!(
-        h.done(),
-        vec![
-            (
-                A,
-                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
-                KindNote::Exact
-            ),
-            (A, pawn_drop("d4"), KindNote::Exact),
-            (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
-            (A, normal(Role::Pawn, "d4", "d3", None), KindNote::Exact),
-            (A, normal(Role::Knight, "c6", "d8", None), KindNote::Exact),
-            (A, normal(Role::King, "h8", "g7", None), KindNote::Exact),
-        ]
-    );
+    assert_eq!(h.done(), knight_took_e5("d4", "d3"));
 }
 
 #[test]
