@@ -110,9 +110,9 @@ struct Assumed {
     color: Color,
     /// The time of the move that put it there.
     t: u64,
-    /// As a pawn it may have promoted since: what it moves like no longer tells what it
-    /// was put down as.
-    may_have_promoted: bool,
+    /// As a pawn it may have promoted since (when it reached the last rank): what it moves
+    /// like no longer tells what it was put down as.
+    may_have_promoted: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -474,17 +474,32 @@ impl OccupancyInference {
     /// (the kind came from a capture still in the air, or from another open kind), the hand
     /// is left as it was: its count is as unsure as the kind.
     fn with_kind(&self, board: BoardId, a: &Assumed, role: Role) -> Option<BughouseGame> {
+        let promoted = self.game.board(board).promoted().contains(a.sq);
+        self.with_kind_as(board, a, role, promoted)
+    }
+
+    /// As [`OccupancyInference::with_kind`], with whether the piece is a promoted pawn
+    /// given: a dropped piece that promoted was dropped as a pawn, and a promoted piece
+    /// goes back to a hand as a pawn when taken.
+    fn with_kind_as(
+        &self,
+        board: BoardId,
+        a: &Assumed,
+        role: Role,
+        promoted: bool,
+    ) -> Option<BughouseGame> {
         let mut game = self.game.clone();
         let pos = game.board_mut(board);
         let piece = pos.board().piece_at(a.sq)?;
         if a.dropped {
+            let given = |promoted: bool, role: Role| if promoted { Role::Pawn } else { role };
+            let was = given(pos.promoted().contains(a.sq), a.role);
             let pocket = &mut pos.pockets_mut()[piece.color];
-            pocket.add(a.role);
-            if !pocket.take(role) {
-                pocket.take(a.role);
+            pocket.add(was);
+            if !pocket.take(given(promoted, role)) {
+                pocket.take(was);
             }
         }
-        let promoted = pos.promoted().contains(a.sq);
         pos.set_piece_at(
             a.sq,
             crate::rules::Piece {
@@ -786,16 +801,10 @@ impl OccupancyInference {
             // Its kind goes on being open in the partner's hand.
             self.unsure[board.other()][taken.color].push(taken.choices);
         }
-        let w = &mut self.watch[board];
         if let Some(from) = from {
-            let last_rank = matches!(to.rank().index(), 0 | 7);
-            for a in &mut w.assumed {
-                if a.sq == from {
-                    a.sq = to;
-                    a.may_have_promoted |= last_rank && a.choices.contains(&Role::Pawn);
-                }
-            }
+            self.follow_open_kind(board, mv, from, to, t);
         }
+        let w = &mut self.watch[board];
         match (note, mv) {
             (KindNote::DropUndetermined { choices }, Move::Drop { piece, .. }) => {
                 // The hand lost a piece of one of these kinds, not surely the placeholder's:
@@ -809,7 +818,7 @@ impl OccupancyInference {
                     dropped: true,
                     color: piece.color,
                     t,
-                    may_have_promoted: false,
+                    may_have_promoted: None,
                 });
             }
             (
@@ -826,10 +835,57 @@ impl OccupancyInference {
                     dropped: false,
                     color: mover,
                     t,
-                    may_have_promoted: false,
+                    may_have_promoted: None,
                 });
             }
             _ => {}
+        }
+    }
+
+    /// A piece of open kind went from `from` to `to` in `mv` (the game has played it): it
+    /// goes along, and its kinds narrow to those whose shape makes the move; one left
+    /// settles it. As a pawn onto the last rank it may have promoted, and from then on its
+    /// pawn kind stands for a promoted pawn of any kind, which later moves cannot rule out
+    /// by the pawn's shape.
+    fn follow_open_kind(&mut self, board: BoardId, mv: &Move, from: Square, to: Square, t: u64) {
+        let last_rank = matches!(to.rank().index(), 0 | 7);
+        let occupied = Bitboard(self.base(board));
+        let shaped = matches!(mv, Move::Normal { .. } | Move::EnPassant { .. });
+        let capture = mv.is_capture();
+        let w = &mut self.watch[board];
+        let mut settled = Vec::new();
+        for (i, a) in w.assumed.iter_mut().enumerate() {
+            if a.sq != from {
+                continue;
+            }
+            a.sq = to;
+            if shaped {
+                let fits: Vec<Role> = a
+                    .choices
+                    .iter()
+                    .copied()
+                    .filter(|&r| {
+                        r == a.role
+                            || (r == Role::Pawn && a.may_have_promoted.is_some())
+                            || shape_fits(r, a.color, from, to, occupied, capture)
+                    })
+                    .collect();
+                a.choices = fits;
+            }
+            if last_rank && a.choices.contains(&Role::Pawn) && a.may_have_promoted.is_none() {
+                a.may_have_promoted = Some(t);
+            }
+            if a.choices == [a.role] && a.may_have_promoted.is_none() {
+                settled.push(i);
+            }
+        }
+        for i in settled.into_iter().rev() {
+            let a = w.assumed.remove(i);
+            self.resolved.push(Resolution {
+                board,
+                t: a.t,
+                role: a.role,
+            });
         }
     }
 
@@ -840,7 +896,7 @@ impl OccupancyInference {
     /// taken and the piece's kinds narrow to them (settled when one is left). Two different
     /// moves: nothing is decided.
     fn resolve(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
-        let mut found: Vec<(usize, Role, BughouseGame, Move, KindNote)> = Vec::new();
+        let mut found: Vec<(usize, Role, bool, BughouseGame, Move, KindNote)> = Vec::new();
         let assumed = &self.watch[board].assumed;
         for (i, a) in assumed.iter().enumerate() {
             if assumed[i + 1..].iter().any(|b| b.sq == a.sq) {
@@ -848,20 +904,20 @@ impl OccupancyInference {
                 // is its kind now.
                 continue;
             }
-            for &role in a.choices.iter().filter(|&&r| r != a.role) {
-                let Some(game) = self.with_kind(board, a, role) else {
+            for (role, promoted) in self.other_kinds(board, a) {
+                let Some(game) = self.with_kind_as(board, a, role, promoted) else {
                     continue;
                 };
                 if let Some((m, note)) = self.matches_in(&game, board, occ) {
-                    found.push((i, role, game, m, note));
+                    found.push((i, role, promoted, game, m, note));
                 }
             }
         }
-        let (i, _, _, m, _) = found.first()?;
+        let (i, _, _, _, m, _) = found.first()?;
         let (i, m) = (*i, *m);
         if found
             .iter()
-            .any(|(j, _, _, other, _)| *j != i || !same_squares(other, &m))
+            .any(|(j, _, _, _, other, _)| *j != i || !same_squares(other, &m))
         {
             return None;
         }
@@ -872,22 +928,34 @@ impl OccupancyInference {
         {
             return None;
         }
-        let (_, role, game, m, note) = found.swap_remove(0);
+        let (_, role, promoted, game, m, note) = found.swap_remove(0);
         self.game = game;
         // Only the shape of the piece's own move settles its kind: what the other pieces'
         // placeholder kinds allow (a pin, a check, a block) may be wrong themselves.
         let a = &self.watch[board].assumed[i];
         let own = m.from() == Some(a.sq);
         let occupied = Bitboard(self.base(board));
+        let shape = |r: Role| shape_fits(r, a.color, a.sq, m.to(), occupied, m.is_capture());
+        let promotable = Self::promotable(a);
+        // The kinds it may be as put down, and as a promoted pawn.
         let fits: Vec<Role> = a
             .choices
             .iter()
             .copied()
-            .filter(|&r| shape_fits(r, a.color, a.sq, m.to(), occupied, m.is_capture()))
+            .filter(|&r| !(promotable && r == Role::Pawn) && shape(r))
             .collect();
-        if own && fits == [role] {
+        let promoted_fits: Vec<Role> = if promotable {
+            self.rules
+                .promotion_pieces
+                .iter()
+                .filter(|&r| shape(r))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if own && promoted_fits.is_empty() && fits == [role] {
             let a = self.watch[board].assumed.remove(i);
-            if !a.may_have_promoted {
+            if a.may_have_promoted.is_none() || promotable {
                 self.resolved.push(Resolution {
                     board,
                     t: a.t,
@@ -896,8 +964,50 @@ impl OccupancyInference {
             }
             return Some((m, note));
         }
+        if own && promoted && fits.is_empty() {
+            // Only a promoted pawn makes the move: it was put down as a pawn, and is a
+            // promoted piece of the kinds that make it.
+            let mut a = self.watch[board].assumed.remove(i);
+            if a.dropped {
+                self.resolved.push(Resolution {
+                    board,
+                    t: a.t,
+                    role: Role::Pawn,
+                });
+            }
+            if promoted_fits.len() == 1 {
+                return Some((m, note));
+            }
+            a.dropped = false;
+            // Its kind is now that of the move that promoted it.
+            a.t = a.may_have_promoted.take().unwrap_or(a.t);
+            a.role = role;
+            a.choices = promoted_fits.clone();
+            self.watch[board].assumed.insert(i, a);
+            return Some((
+                m,
+                KindNote::PieceOpen {
+                    choices: promoted_fits,
+                },
+            ));
+        }
         let a = &mut self.watch[board].assumed[i];
         a.role = role;
+        if own && promotable {
+            let mut choices = fits.clone();
+            if !promoted_fits.is_empty() {
+                choices.push(Role::Pawn);
+            }
+            if promoted_fits.is_empty() {
+                a.may_have_promoted = None;
+            }
+            a.choices = choices;
+            let mut kinds = fits;
+            kinds.extend(promoted_fits);
+            kinds.sort();
+            kinds.dedup();
+            return Some((m, KindNote::PieceOpen { choices: kinds }));
+        }
         if own && fits.contains(&role) {
             a.choices = fits.clone();
             return Some((m, KindNote::PieceOpen { choices: fits }));
@@ -921,6 +1031,37 @@ impl OccupancyInference {
             }
         }
         Some((m, note))
+    }
+
+    /// Whether the piece of open kind `a` may be a pawn that promoted: its pawn kind then
+    /// stands for a promoted piece of any kind.
+    fn promotable(a: &Assumed) -> bool {
+        a.may_have_promoted.is_some() && a.choices.contains(&Role::Pawn)
+    }
+
+    /// The kinds other than its placeholder the piece of open kind `a` of `board` may be,
+    /// each with whether it is a promoted pawn (a promotion's piece is one whatever its
+    /// kind; a piece put down that may have promoted is one only as a pawn).
+    fn other_kinds(&self, board: BoardId, a: &Assumed) -> Vec<(Role, bool)> {
+        let promotable = Self::promotable(a);
+        let promoted = !promotable && self.game.board(board).promoted().contains(a.sq);
+        let mut kinds: Vec<(Role, bool)> = a
+            .choices
+            .iter()
+            .copied()
+            .filter(|&r| r != a.role && !(promotable && r == Role::Pawn))
+            .map(|r| (r, promoted))
+            .collect();
+        if promotable {
+            kinds.extend(
+                self.rules
+                    .promotion_pieces
+                    .iter()
+                    .filter(|&r| r != a.role)
+                    .map(|r| (r, true)),
+            );
+        }
+        kinds
     }
 
     /// A snapshot of `board` at `t` (bit = square index, a1 = bit 0). Returns the moves

@@ -243,7 +243,7 @@ impl OccupancyInference {
         let w = &self.watch[board];
         let i = w.assumed.iter().rposition(|a| a.sq == from)?;
         let a = w.assumed[i].clone();
-        if a.may_have_promoted {
+        if a.may_have_promoted.is_some() {
             return None;
         }
         let lifted_at = w.changes.emptied[from.index()];

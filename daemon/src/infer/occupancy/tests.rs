@@ -1370,7 +1370,7 @@ fn later_moves_tell_whether_a_piece_of_open_kind_held_still_took_as_a_pawn_promo
         .mv(A, "f8", "f4")
         .mv(A, "a6", "a5")
         .mv(A, "a1", "b1")
-        .mv(A, "a5", "a4");
+        .mv(A, "a5", "b5");
     let got = h.done();
     assert!(h.inf.stalled(A).is_none(), "{got:?}");
     assert_eq!(got.len(), 8, "{got:?}");
@@ -1413,5 +1413,91 @@ fn a_capture_by_a_piece_of_open_kind_as_another_kind_whose_victim_flickered_stal
             .any(|(_, mv, _)| *mv == normal(Role::Rook, "d4", "d7", Some(Role::Pawn)));
         assert_eq!(rook_took, read, "{empty_ms} ms: {got:?}");
         assert_eq!(h.inf.stalled(A).is_some(), !read, "{empty_ms} ms");
+    }
+}
+
+#[test]
+fn a_dropped_piece_that_moves_as_only_a_promoted_pawn_can_was_a_pawn_and_goes_back_as_one() {
+    // A pawn or a bishop dropped on g7 takes the rook on h8 (as a pawn promoting, as a
+    // bishop plainly), then jumps to g6 as only a knight can: a promoted knight, so the
+    // drop was a pawn, and the rook on g2 taking it gives White's partner a pawn.
+    for placeholder_first in [true, false] {
+        let hand = if placeholder_first { "PB" } else { "BP" };
+        let bfen = format!("k6r/8/8/8/8/8/6r1/K7/{hand} w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut h = Hands::from_bfen(&bfen);
+        h.put(A, "g7").mv(A, "a8", "a7");
+        h.lift(A, "h8").mv(A, "g7", "h8").mv(A, "a7", "a6");
+        h.mv(A, "h8", "g6").lift(A, "g6").mv(A, "g2", "g6");
+        h.mv(A, "a1", "b1");
+        let got = h.done();
+        assert!(h.inf.stalled(A).is_none(), "{hand}: {got:?}");
+        assert_eq!(got.len(), 7, "{hand}: {got:?}");
+        assert_eq!(
+            (got[4].1.as_str(), &got[4].2),
+            (
+                normal(Role::Knight, "h8", "g6", None).as_str(),
+                &KindNote::Exact
+            ),
+            "{hand}: {got:?}"
+        );
+        let settled = h.inf.take_resolutions();
+        let drop_kinds: Vec<Role> = match &got[0].2 {
+            KindNote::DropUndetermined { choices } => choices.clone(),
+            _ => Vec::new(),
+        };
+        assert!(
+            settled.iter().any(|r| r.board == A && r.role == Role::Pawn)
+                || drop_kinds.contains(&Role::Pawn),
+            "{hand}: the drop is settled as a pawn or left open with it: {got:?} {settled:?}"
+        );
+        assert!(
+            !settled
+                .iter()
+                .any(|r| r.board == A && r.t == 100 && r.role != Role::Pawn),
+            "{hand}: the drop is settled as nothing else: {settled:?}"
+        );
+        let white_b = h.inf.game().board(B).pockets().white;
+        assert!(white_b.count(Role::Pawn) == 1, "{hand}: {white_b:?}");
+        assert!(white_b.count(Role::Knight) == 0, "{hand}: {white_b:?}");
+    }
+}
+
+#[test]
+fn a_promoted_piece_whose_kind_is_told_later_stays_promoted() {
+    // White's pawn takes on h8 and promotes (its piece flagged); it then stands on h8
+    // where, as a queen, it would pin nothing but check the king on a8 along the rank: the
+    // king stepping to b8 tells it is no queen or rook. Taken, it goes back as a pawn.
+    let mut h = Hands::from_bfen("k6n/6P1/8/8/8/8/6r1/K7 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "h8").mv(A, "g7", "h8");
+    h.mv(A, "a8", "b8").mv(A, "a1", "b1");
+    h.lift(A, "h8").mv(A, "g2", "h2").mv(A, "b1", "c1");
+    let got = h.done();
+    assert!(h.inf.stalled(A).is_none(), "{got:?}");
+    assert_eq!(got.len(), 4, "{got:?}");
+    let white_b = h.inf.game().board(B).pockets().white;
+    assert!(white_b.count(Role::Pawn) == 1, "{white_b:?}");
+}
+
+#[test]
+fn a_piece_of_open_kind_is_settled_by_its_own_move_s_shape() {
+    // A knight or a bishop dropped on e4 (the board cannot tell) goes to f6: only a
+    // knight's shape does that, so the drop is settled as a knight even where the
+    // placeholder could have made the move.
+    for hand in ["NB", "BN"] {
+        let bfen = format!("k7/8/8/8/8/8/8/K7/{hand} w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut h = Hands::from_bfen(&bfen);
+        h.put(A, "e4")
+            .mv(A, "a8", "b8")
+            .mv(A, "e4", "f6")
+            .mv(A, "b8", "a8");
+        let got = h.done();
+        assert_eq!(got.len(), 4, "{hand}: {got:?}");
+        let settled = h.inf.take_resolutions();
+        assert!(
+            settled
+                .iter()
+                .any(|r| r.board == A && r.role == Role::Knight),
+            "{hand}: {got:?} {settled:?}"
+        );
     }
 }
