@@ -50,7 +50,7 @@ impl OccupancyInference {
         let w = &self.watch[board];
         if w.still_read == Some(w.changed_at)
             || !self.unsettled(&self.game, board)
-            || self.in_fork
+            || self.in_fork.is_some()
             || self.speculation.is_some()
             || !w.held_several.is_empty()
         {

@@ -74,7 +74,7 @@ impl OccupancyInference {
         if candidates.is_empty() {
             return false;
         }
-        if self.in_fork || self.trying || self.speculation.is_some() {
+        if self.in_fork.is_some() || self.trying || self.speculation.is_some() {
             // The readings cannot be followed here (another side-by-side reading runs, or
             // this is one): put back is not taken for sure.
             let victims: Vec<Square> = candidates.iter().map(|(sq, _)| *sq).collect();
@@ -147,12 +147,12 @@ impl OccupancyInference {
             self.stalled[board] = Some(lookalike_doubt(board, from, to, &which));
             return;
         }
-        if self.in_fork {
-            // One of the side-by-side readings: it reads the quiet move, as its moves
-            // after tell it from the others.
+        if self.in_fork == Some(board) {
+            // One of the side-by-side readings of this board: it reads the quiet move, as
+            // its moves after tell it from the others.
             return;
         }
-        if self.trying || self.speculation.is_some() {
+        if self.in_fork.is_some() || self.trying || self.speculation.is_some() {
             // The readings cannot be followed here (another side-by-side reading runs):
             // the quiet move is not taken for sure.
             if !targets.is_empty() {

@@ -266,8 +266,8 @@ pub struct OccupancyInference {
     /// Readings of a capture whose victim the board cannot tell yet, followed side by side
     /// (see `speculate.rs`).
     speculation: Option<Box<speculate::Speculation>>,
-    /// This is one of those readings: it starts none of its own.
-    in_fork: bool,
+    /// This is one of those readings (of the board named): it starts none of its own.
+    in_fork: Option<BoardId>,
     /// This reading (a fork) waits on a board where it would have begun readings of its
     /// own: it waits in doubt, and falling behind does not refute it (see `speculate`).
     /// Cleared when the board's next move is final.
@@ -404,7 +404,7 @@ impl OccupancyInference {
             released: Vec::new(),
             trying: false,
             speculation: None,
-            in_fork: false,
+            in_fork: None,
             doubt: ByBoard::default(),
         }
     }
@@ -1089,8 +1089,17 @@ impl OccupancyInference {
         }
         out.append(&mut self.released);
         out.sort_by_key(|m| m.t);
+        // A look-alike quiet move stalls the board while readings run side by side, and
+        // they stall the same way: the main reading says so first, or the readings would
+        // be taken for ones that went otherwise. With none running, it may begin them.
+        let running = self.speculation.is_some();
+        if running {
+            self.fork_lookalike(board, t, occ);
+        }
         self.speculate(board, t, occ, &mut out);
-        self.fork_lookalike(board, t, occ);
+        if !running {
+            self.fork_lookalike(board, t, occ);
+        }
         for b in BoardId::ALL {
             let unsettled = self.unsettled(&self.game, b);
             let w = &mut self.watch[b];

@@ -145,7 +145,7 @@ impl OccupancyInference {
             .into_iter()
             .map(|(mut inf, mut out)| {
                 inf.trying = false;
-                inf.in_fork = true;
+                inf.in_fork = Some(board);
                 // What the main reading has to say is said by it.
                 inf.resolved.retain(|r| !main_says.contains(r));
                 out.append(&mut inf.released);
@@ -170,10 +170,10 @@ impl OccupancyInference {
     /// Whether no readings may begin here: others run, or this is one (which then waits in
     /// doubt where it would have begun `several`).
     fn may_not_fork(&mut self, board: BoardId, several: bool) -> bool {
-        if self.in_fork && several {
+        if self.in_fork.is_some() && several {
             *self.doubt.get_mut(board) = true;
         }
-        self.in_fork || self.speculation.is_some()
+        self.in_fork.is_some() || self.speculation.is_some()
     }
 
     /// Starts following each capture the piece lifted from `from` and held still may have
@@ -207,7 +207,7 @@ impl OccupancyInference {
     /// kind may legally take as the placeholders stand, no reading could stand for it, and
     /// none is begun.
     pub(super) fn fork_held_open(&mut self, board: BoardId, t: u64, from: Square) {
-        if self.in_fork || self.speculation.is_some() {
+        if self.in_fork.is_some() || self.speculation.is_some() {
             return;
         }
         let Some(i) = self.watch[board].assumed.iter().rposition(|a| a.sq == from) else {
@@ -438,7 +438,7 @@ impl OccupancyInference {
             inf, out: decided, ..
         } = fork;
         let mut inf = inf;
-        inf.in_fork = false;
+        inf.in_fork = None;
         inf.resolved.retain(|r| r.board == on);
         out.extend(decided.into_iter().filter(|m| m.board == on));
         out.sort_by_key(|m| m.t);

@@ -1284,6 +1284,35 @@ fn a_late_quiet_move_that_may_be_a_capture_and_a_drop_stalls_while_the_other_boa
 }
 
 #[test]
+fn a_late_quiet_move_stalls_in_the_other_board_s_readings_too() {
+    // B's knight is held still (it took e5 or g5: read side by side) when A's knight lands
+    // late on d4 (or took e5 and Black dropped on d4): A stalls. B's reading that took g5
+    // is then told by its moves and taken, with A still stalled: that reading must not
+    // have read A's quiet move for sure meanwhile.
+    let mut h = knight_and_pawn_while_b_is_read_side_by_side();
+    h.lift(A, "f3").wait(1_000).put(A, "d4").wait(300);
+    assert!(h.inf.stalled(A).is_some());
+    h.mv(B, "e8", "d8")
+        .mv(B, "g5", "f7")
+        .mv(B, "d8", "c7")
+        .mv(B, "e1", "d1");
+    let got = h.done();
+    let why = h.inf.stalled(A).expect("A still stalled");
+    assert!(
+        why.contains("went to d4, or was set straight onto"),
+        "{why}"
+    );
+    assert!(got.iter().all(|(b, _, _)| *b == B), "{got:?}");
+    assert_eq!(
+        got,
+        knight_took_g5()
+            .into_iter()
+            .map(|(_, mv, note)| (B, mv, note))
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn a_piece_of_open_kind_held_still_then_put_back_or_down_where_it_goes_stalls() {
     // The knight or bishop dropped on e4 is held still (as a knight it may have taken f6,
     // as a bishop b7), then put back, or down on d5: it was in the hand all along, or it
@@ -1464,16 +1493,16 @@ fn a_dropped_piece_that_moves_as_only_a_promoted_pawn_can_was_a_pawn_and_goes_ba
 
 #[test]
 fn a_promoted_piece_whose_kind_is_told_later_stays_promoted() {
-    // White's pawn takes on h8 and promotes (its piece flagged); it then stands on h8
-    // where, as a queen, it would pin nothing but check the king on a8 along the rank: the
-    // king stepping to b8 tells it is no queen or rook. Taken, it goes back as a pawn.
-    let mut h = Hands::from_bfen("k6n/6P1/8/8/8/8/6r1/K7 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    // White's pawn takes on h8 and promotes (its piece flagged); as a queen or a rook it
+    // would hold the eighth rank, so the king stepping from a8 to b8 tells it is neither.
+    // The rook on h2 takes it: it goes back to White's partner as a pawn.
+    let mut h = Hands::from_bfen("k6n/6P1/8/8/8/8/7r/K7 w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
     h.lift(A, "h8").mv(A, "g7", "h8");
     h.mv(A, "a8", "b8").mv(A, "a1", "b1");
-    h.lift(A, "h8").mv(A, "g2", "h2").mv(A, "b1", "c1");
+    h.lift(A, "h8").mv(A, "h2", "h8").mv(A, "b1", "c1");
     let got = h.done();
     assert!(h.inf.stalled(A).is_none(), "{got:?}");
-    assert_eq!(got.len(), 4, "{got:?}");
+    assert_eq!(got.len(), 5, "{got:?}");
     let white_b = h.inf.game().board(B).pockets().white;
     assert!(white_b.count(Role::Pawn) == 1, "{white_b:?}");
 }
