@@ -190,6 +190,50 @@ impl OccupancyInference {
         self.stalled[board] = Some(lookalike_doubt(board, from, to, &square_names(&victims)));
     }
 
+    /// Whether `m`, a drop by the side to move, stalls the board because one of its pieces
+    /// was lifted before the dropped piece landed and put back after it (held meanwhile):
+    /// the same squares show that piece set straight onto a piece it took, the opponent's
+    /// drop, and a drop where the piece stood. Three plies against one, and the hands
+    /// cannot tell them apart.
+    pub(super) fn stall_drop_around_put_back(&mut self, board: BoardId, m: &Move) -> bool {
+        let Move::Drop { to, .. } = *m else {
+            return false;
+        };
+        let w = &self.watch[board];
+        let landed = w.changes.filled[to.index()];
+        let held = w.lifted.iter().copied().find(|&sq| {
+            let (up, back) = (w.changes.emptied[sq.index()], w.changes.filled[sq.index()]);
+            sq != to
+                && up < landed
+                && back > landed
+                && back >= up + SHORTEST_CAPTURE_AND_DROP_MS
+                && self.movers_piece_on(board, sq)
+        });
+        let Some(from) = held else {
+            return false;
+        };
+        if self
+            .game
+            .board(board)
+            .legal_moves()
+            .iter()
+            .any(|m| m.from() == Some(from) && m.to() == to)
+        {
+            // The piece went there and the opponent dropped where it stood: read so.
+            return false;
+        }
+        let captures = captures_from(self.game.board(board), from);
+        let (targets, _) = self.capture_targets(board, from, &captures);
+        if targets.is_empty() || !self.may_drop(board, self.turn(board).other()) {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: a piece was dropped on {to} while the piece from {from} was lifted and put back, or that piece was set straight onto a piece it took ({}), the opponent dropped on {to} and a piece was dropped on {from}; the board cannot tell",
+            square_names(&targets)
+        ));
+        true
+    }
+
     /// A reading with a capture just made whose drop after it is not read (the dropper's
     /// hand is not known, and the other board is not still enough for the main reading
     /// to say so): the drop is read with every kind that may stand there.

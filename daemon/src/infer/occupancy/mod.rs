@@ -1503,7 +1503,10 @@ impl OccupancyInference {
     /// taken away elsewhere) means more happened than one move: the board stalls.
     fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches(board, occ)?;
-        if self.stall_en_passant_lookalike(board, &mv) || self.stall_slow_capture(board, &mv) {
+        if self.stall_en_passant_lookalike(board, &mv)
+            || self.stall_slow_capture(board, &mv)
+            || self.stall_drop_around_put_back(board, &mv)
+        {
             return None;
         }
         if self.history_ok(board, &mv, occ) {

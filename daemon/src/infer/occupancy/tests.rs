@@ -1530,3 +1530,24 @@ fn a_piece_of_open_kind_is_settled_by_its_own_move_s_shape() {
         );
     }
 }
+
+#[test]
+fn a_drop_while_a_piece_was_lifted_and_put_back_that_could_have_taken_stalls() {
+    // Black's queen is lifted from d2, a piece lands on e4 (where the queen cannot go),
+    // and d2 fills again: Black dropped on e4 while holding his queen, or the queen was
+    // set straight onto the knight on c2, White dropped on e4 and Black dropped on d2.
+    // The board cannot tell.
+    let mut h = Hands::from_bfen("4k3/8/8/8/8/8/2Nq4/7K/Pp b - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+    h.lift(A, "d2")
+        .wait(1_000)
+        .put(A, "e4")
+        .wait(500)
+        .put(A, "d2");
+    h.wait(300);
+    let why = h.inf.stalled(A).expect("stalled");
+    assert!(
+        why.contains("was lifted and put back, or that piece was set straight onto"),
+        "{why}"
+    );
+    assert!(h.done().is_empty());
+}
