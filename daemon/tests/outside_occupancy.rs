@@ -15,7 +15,8 @@
 //!
 //! A board is expected to have decided the moves its clock was pressed for before the cut.
 //! `OCC_STALLS=1` prints why each board that is short stopped; `OCC_DEBUG=outage-104` runs
-//! only that trace and prints its occupancy changes, decisions and the game's moves.
+//! only that trace and prints its occupancy changes, decisions, each board's hands and what
+//! it stalls or waits on after each change, and the game's moves.
 
 #[path = "support/occupancy_judge.rs"]
 mod occupancy_judge;
@@ -207,6 +208,15 @@ fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
             for m in &d {
                 println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
             }
+            let p = inf.game().board(board).pockets();
+            println!(
+                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?} {}",
+                p.white,
+                p.black,
+                inf.stalled(board),
+                inf.waiting(board),
+                bugbridge::rules::notation::bfen::write_board_fen(inf.game().board(board), None)
+            );
         }
         before[board] = occ;
         decided.extend(d);
