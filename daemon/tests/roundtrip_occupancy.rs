@@ -206,7 +206,9 @@ fn random_games_noisy_no_wrong_move() {
 /// main reading stalled on it, a drop after it then read from a hand the capture it may
 /// have been would have filled (5193); a drop read while a piece that could have been
 /// set straight onto a victim was lifted and put back, the opponent's drop and a drop where
-/// it stood (5823). And clean, a dropped pawn
+/// it stood (5823). With `BUGBRIDGE_FULL=3000`: a capturer set straight onto its victim
+/// taken while the opponent had lifted and put back a piece that could take in turn, a
+/// pawn dropped where it stood (1928). And clean, a dropped pawn
 /// that promoted, its kind told later by a move only the promoted piece makes, taken as a
 /// piece put down as that kind, whose capture gave the partner that kind and not a pawn
 /// (1237), and a dropped piece that stepped onto the last rank kept with kinds its step
@@ -217,7 +219,7 @@ fn games_that_once_went_wrong() {
     let noisy = [
         430, 482, 631, 724, 1335, 1413, 1451, 1714, 454, 712, 134, 1037, 1138, 1277, 1314, 1619,
         2360, 2474, 2498, 2669, 2788, 2973, 594, 557, 2704, 1349, 607, 479, 1134, 2584, 2688, 5193,
-        5823,
+        5823, 1928,
     ];
     let games = noisy
         .into_iter()

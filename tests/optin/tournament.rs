@@ -691,19 +691,18 @@ async fn a_tournament_through_bridged_mosquittos_survives_kills_and_restarts_and
         secrets.path(),
     )
     .await;
-    until_relay(wrong.http, "the refusal reported", || async {
+    // The readiness and the warning are written independently: each is waited for.
+    let wrong_log = wrong.log.clone();
+    until_relay(wrong.http, "the refusal reported and logged", || async {
         let (code, body) = http::get(wrong.http, "/readyz").await;
-        (!(code == 503 && body.contains("not-authorised")))
-            .then(|| format!("/readyz {code}: {body}"))
+        let log = std::fs::read_to_string(&wrong_log).unwrap_or_default();
+        let logged = log.contains("WARN") && log.contains("password") && log.contains("--mqtt");
+        (!(code == 503 && body.contains("not-authorised") && logged))
+            .then(|| format!("/readyz {code}: {body}; log: {log}"))
     })
     .await;
     let (_, metrics) = http::get(wrong.http, "/metrics").await;
     assert!(metrics.contains("bugbridge_mqtt_connected 0"), "{metrics}");
-    let log = std::fs::read_to_string(&wrong.log).unwrap_or_default();
-    assert!(
-        log.contains("WARN") && log.contains("password") && log.contains("--mqtt"),
-        "{log}"
-    );
     drop(wrong);
 
     let relay_url = format!("mqtt://relay:{RELAY_PASSWORD}@{central_addr}");

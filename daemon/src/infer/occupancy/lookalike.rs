@@ -190,6 +190,48 @@ impl OccupancyInference {
         self.stalled[board] = Some(lookalike_doubt(board, from, to, &square_names(&victims)));
     }
 
+    /// Whether the board stalls instead of taking `capture`, by the piece held still on
+    /// `from` set straight onto its victim, because a piece of the opponent was lifted after
+    /// it and put back (not a flicker): he may have set that piece straight onto a piece
+    /// it took in turn, and the capturer's side dropped where it stood. The board shows
+    /// the same either way.
+    pub(super) fn stall_held_with_put_back(
+        &mut self,
+        board: BoardId,
+        from: Square,
+        capture: &Move,
+    ) -> bool {
+        let w = &self.watch[board];
+        let Some(last) = w.last else {
+            return false;
+        };
+        let lifted_at = w.changes.emptied[from.index()];
+        let mover = self.turn(board);
+        let mut after = self.game.clone();
+        after.play(board, capture, lifted_at);
+        let pos = after.board(board);
+        let may_drop = !pos.pockets()[mover].is_empty() || self.hand_unknown(board, mover);
+        let put_back = w.lifted.iter().copied().find(|&sq| {
+            let (up, back) = (w.changes.emptied[sq.index()], w.changes.filled[sq.index()]);
+            sq != from
+                && last & (1u64 << sq.index()) != 0
+                && up > lifted_at
+                && back >= up + SHORTEST_CAPTURE_AND_DROP_MS
+                && pos.board().piece_at(sq).is_some_and(|p| p.color != mover)
+                && !captures_from(pos, sq).is_empty()
+        });
+        let Some(sq) = put_back else {
+            return false;
+        };
+        if !may_drop {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the piece from {from} was set straight onto a piece it took ({capture:?}), then the piece on {sq} was lifted and put back, or set straight onto a piece it took in turn and a piece was dropped where it stood; the board cannot tell"
+        ));
+        true
+    }
+
     /// Whether `m`, a drop by the side to move, stalls the board because one of its pieces
     /// was lifted before the dropped piece landed and put back after it (held meanwhile):
     /// the same squares show that piece set straight onto a piece it took, the opponent's

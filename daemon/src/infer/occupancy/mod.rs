@@ -1326,6 +1326,9 @@ impl OccupancyInference {
             return;
         }
         let (mv, note) = self.held_capture(&captures);
+        if self.stall_held_with_put_back(board, from, &mv) {
+            return;
+        }
         self.take_held(board, mv, note);
     }
 

@@ -1551,3 +1551,38 @@ fn a_drop_while_a_piece_was_lifted_and_put_back_that_could_have_taken_stalls() {
     );
     assert!(h.done().is_empty());
 }
+
+#[test]
+fn a_piece_held_still_while_the_opponent_lifted_and_put_back_a_piece_that_could_take_stalls() {
+    // White's knight leaves f3 and is not seen again: set straight onto e5, its one
+    // victim. Meanwhile Black's rook on b3 is lifted and put back: a j'adoube, or the rook
+    // set straight onto b2 and White dropping his pawn on b3. The board cannot tell.
+    let bfen = "7k/8/8/4p3/8/1r3N2/1P6/K7/P w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3")
+        .wait(500)
+        .lift(A, "b3")
+        .wait(400)
+        .put(A, "b3")
+        .wait(2_000);
+    let why = h.inf.stalled(A).expect("stalled");
+    assert!(
+        why.contains("then the piece on b3 was lifted and put back, or set straight onto"),
+        "{why}"
+    );
+    // A flicker of the rook's square is no lift: the capture is read.
+    let mut h = Hands::from_bfen(bfen);
+    h.lift(A, "f3").wait(500).lift(A, "b3");
+    h.t += 40;
+    h.put(A, "b3").wait(2_000);
+    assert!(h.inf.stalled(A).is_none());
+    h.mv(A, "h8", "g8");
+    assert_eq!(
+        h.done().first(),
+        Some(&(
+            A,
+            normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+            KindNote::Exact
+        ))
+    );
+}
