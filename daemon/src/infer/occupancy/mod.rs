@@ -930,8 +930,22 @@ impl OccupancyInference {
         }
         let (_, role, promoted, game, m, note) = found.swap_remove(0);
         self.game = game;
-        // Only the shape of the piece's own move settles its kind: what the other pieces'
-        // placeholder kinds allow (a pin, a check, a block) may be wrong themselves.
+        Some(self.narrow_kinds(board, i, (role, promoted), m, note))
+    }
+
+    /// The piece of open kind `assumed[i]` of `board` was taken as `role` (promoted or not)
+    /// for `m`, which the game now carries: its kinds narrow to those whose shape makes its
+    /// own move (settled when one is left), and the move's note names them. Only the shape
+    /// of the piece's own move settles its kind: what the other pieces' placeholder kinds
+    /// allow (a pin, a check, a block) may be wrong themselves.
+    fn narrow_kinds(
+        &mut self,
+        board: BoardId,
+        i: usize,
+        (role, promoted): (Role, bool),
+        m: Move,
+        note: KindNote,
+    ) -> (Move, KindNote) {
         let a = &self.watch[board].assumed[i];
         let own = m.from() == Some(a.sq);
         let occupied = Bitboard(self.base(board));
@@ -962,7 +976,7 @@ impl OccupancyInference {
                     role,
                 });
             }
-            return Some((m, note));
+            return (m, note);
         }
         if own && promoted && fits.is_empty() {
             // Only a promoted pawn makes the move: it was put down as a pawn, and is a
@@ -976,7 +990,7 @@ impl OccupancyInference {
                 });
             }
             if promoted_fits.len() == 1 {
-                return Some((m, note));
+                return (m, note);
             }
             a.dropped = false;
             // Its kind is now that of the move that promoted it.
@@ -984,12 +998,12 @@ impl OccupancyInference {
             a.role = role;
             a.choices = promoted_fits.clone();
             self.watch[board].assumed.insert(i, a);
-            return Some((
+            return (
                 m,
                 KindNote::PieceOpen {
                     choices: promoted_fits,
                 },
-            ));
+            );
         }
         let a = &mut self.watch[board].assumed[i];
         a.role = role;
@@ -1006,11 +1020,11 @@ impl OccupancyInference {
             kinds.extend(promoted_fits);
             kinds.sort();
             kinds.dedup();
-            return Some((m, KindNote::PieceOpen { choices: kinds }));
+            return (m, KindNote::PieceOpen { choices: kinds });
         }
         if own && fits.contains(&role) {
             a.choices = fits.clone();
-            return Some((m, KindNote::PieceOpen { choices: fits }));
+            return (m, KindNote::PieceOpen { choices: fits });
         }
         // The move is another piece's: when its kind is open too, every kind whose shape
         // makes the move is named.
@@ -1027,10 +1041,10 @@ impl OccupancyInference {
             kinds.sort();
             kinds.dedup();
             if kinds.len() > 1 {
-                return Some((m, KindNote::PieceOpen { choices: kinds }));
+                return (m, KindNote::PieceOpen { choices: kinds });
             }
         }
-        Some((m, note))
+        (m, note)
     }
 
     /// Whether the piece of open kind `a` may be a pawn that promoted: its pawn kind then
