@@ -13,7 +13,7 @@
 //! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
 //! profile and prints the figures (and every wrong move it finds). `OCC_DEBUG="random 8
 //! clean"` runs only that game and prints its occupancy changes, decisions, each board's hands
-//! and what it stalls or waits on after each change, and the moves; `OCC_STALLS=1` prints
+//! and what it stalls or waits on and its position after each change, and the moves; `OCC_STALLS=1` prints
 //! why each board that is not complete stopped and the moves it missed (`(x)`: a capture).
 
 #[path = "support/corpus.rs"]
@@ -60,11 +60,12 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
             }
             let p = inf.game().board(board).pockets();
             println!(
-                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?}",
+                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?} {}",
                 p.white,
                 p.black,
                 inf.stalled(board),
-                inf.waiting(board)
+                inf.waiting(board),
+                bugbridge::rules::notation::bfen::write_board_fen(inf.game().board(board), None)
             );
         }
         decided.extend(d);
