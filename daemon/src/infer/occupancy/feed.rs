@@ -114,12 +114,18 @@ impl OccupancyFeed {
 
     /// Time passes (`t`): a piece lifted and held still long enough is judged (see
     /// [`OccupancyInference::tick`]: its capture is handed on once the next move begins, as
-    /// any move, so no event comes from here); a board that stalled is said once; a board still for [`STILL_WAIT_MS`] showing what no move explains is alerted,
-    /// once until it changes to something explained.
+    /// any move); a board resting on its open move makes it final (see
+    /// [`OccupancyInference::commit_at_rest`]: a game's last move has no move after it); a
+    /// board that stalled is said once; a board still for [`STILL_WAIT_MS`] showing what
+    /// no move explains is alerted, once until it changes to something explained.
     pub fn tick(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
         self.inf.tick(t);
-        let events = Vec::new();
+        let mut events = Vec::new();
         let mut alerts = Vec::new();
+        // The last move of a game has no move after it: a board resting on it makes it
+        // final.
+        let rested = self.inf.commit_at_rest(t);
+        self.hand_on(&rested, t, &mut events, &mut alerts);
         for b in BoardId::ALL {
             if !self.stall_told[b]
                 && let Some(why) = self.inf.stalled(b)
@@ -371,4 +377,35 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
 
 fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
     Inference::Alert(Alert::about_board(t, board, code, detail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::RulesetName;
+
+    #[test]
+    fn the_last_move_of_a_game_is_handed_on_once_the_board_rests_on_it() {
+        let rules = RulesetName::Fide.ruleset();
+        let start = BughouseGame::new(rules);
+        let mut feed = OccupancyFeed::new(start.clone(), rules, 800);
+        let occupied = |game: &BughouseGame| game.board(BoardId::A).board().occupied().0;
+        let e2: Square = "e2".parse().expect("square");
+        let e4: Square = "e4".parse().expect("square");
+        let lifted = occupied(&start) & !(1u64 << e2.index());
+        feed.feed(BoardId::A, 1_000, lifted);
+        let (events, _) = feed.feed(BoardId::A, 1_300, lifted | (1u64 << e4.index()));
+        let moved = |events: &[Handed]| {
+            events.iter().any(|e| {
+                matches!(e, Handed::Event(_, SensorEvent::Square { sq, piece: Some(_), .. }) if *sq == e4)
+            })
+        };
+        assert!(!moved(&events), "open until the board goes on or rests");
+        let (events, _) = feed.tick(2_000);
+        assert!(!moved(&events), "a hand may still be at work");
+        let (events, _) = feed.tick(4_500);
+        assert!(moved(&events), "{events:?}");
+        let (events, _) = feed.tick(9_000);
+        assert!(!moved(&events), "handed on once");
+    }
 }

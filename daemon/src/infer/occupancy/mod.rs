@@ -194,6 +194,11 @@ const DROP_KINDS: [Role; 5] = [
     Role::Queen,
 ];
 
+/// How long a board must rest showing exactly its open move before that move is final
+/// without a next move (ms; see [`OccupancyInference::commit_at_rest`]): a hand at work
+/// changes a board sooner.
+const REST_MS: u64 = 3_000;
+
 /// How long a board showing only one piece lifted must stay so before the piece is taken
 /// as set straight onto a piece it took (ms): a hand moving a piece puts it down sooner.
 const HELD_MS: u64 = 1_500;
@@ -1988,6 +1993,37 @@ impl OccupancyInference {
             self.judge_held(b, t);
         }
         self.tick_forks(t);
+    }
+
+    /// Time `t` passes with no snapshot: a board that has rested [`REST_MS`] showing
+    /// exactly its open move makes it final (with the moves withheld before it), as the
+    /// next move would. The last move of a game has no next move: without this it would
+    /// never be handed on. A capture taken for a piece held still is not (the piece may
+    /// yet be put back), nor anything while readings run side by side (taking one board's
+    /// move in the main reading only would make it twice once a reading is taken).
+    pub fn commit_at_rest(&mut self, t: u64) -> Vec<OccupancyMove> {
+        let mut out = Vec::new();
+        if self.speculation.is_some() || self.in_fork.is_some() || self.trying {
+            return out;
+        }
+        for b in BoardId::ALL {
+            let w = &self.watch[b];
+            let Some((open, _, _)) = w.open else {
+                continue;
+            };
+            if self.stalled[b].is_some()
+                || w.held.is_some()
+                || !w.held_several.is_empty()
+                || t < w.changed_at + REST_MS
+                || w.last != Some(occupancy_after(&self.game, b, &open))
+            {
+                continue;
+            }
+            out.append(&mut self.withheld[b]);
+            out.extend(self.commit(b));
+        }
+        out.sort_by_key(|m| m.t);
+        out
     }
 
     /// The end of the input: open moves become final.

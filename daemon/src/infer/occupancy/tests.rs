@@ -1586,3 +1586,31 @@ fn a_piece_held_still_while_the_opponent_lifted_and_put_back_a_piece_that_could_
         ))
     );
 }
+
+#[test]
+fn a_board_resting_on_its_open_move_makes_it_final_the_last_move_of_a_game_too() {
+    let mut h = Hands::new();
+    h.mv(A, "e2", "e4");
+    // Not yet: a hand may still be at work.
+    h.t += 1_000;
+    assert!(h.inf.commit_at_rest(h.t).is_empty());
+    h.t += 2_500;
+    let rested = h.inf.commit_at_rest(h.t);
+    assert_eq!(rested.len(), 1, "{rested:?}");
+    assert_eq!(
+        format!("{:?}", rested[0].mv),
+        normal(Role::Pawn, "e2", "e4", None)
+    );
+    // Made final once: the next move goes on from it.
+    h.mv(A, "e7", "e5");
+    assert_eq!(h.done().len(), 1);
+    // A capture taken for a piece held still is not made final by resting: the piece may
+    // yet be put back.
+    let mut h = Hands::from_bfen(KNIGHT_AND_PAWN);
+    h.lift(A, "f3").wait(2_000);
+    h.t += 10_000;
+    h.inf.tick(h.t);
+    assert!(h.inf.commit_at_rest(h.t).is_empty());
+    h.put(A, "f3");
+    assert!(h.done().is_empty());
+}
