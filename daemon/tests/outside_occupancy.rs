@@ -198,6 +198,15 @@ fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
     let (mut decided, mut settled) = (Vec::new(), Vec::new());
     let mut before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
     for (t, board, occ) in occupancy_before(&o.lines, start, cut) {
+        // The daemon's clock ticks between snapshots: a board that rested on its move made
+        // it final meanwhile.
+        let rested = inf.commit_at_rest(t.saturating_sub(1));
+        if debug {
+            for m in &rested {
+                println!("    => {} {:?} {:?} (rested)", m.board, m.mv, m.note);
+            }
+        }
+        decided.extend(rested);
         let d = inf.feed(board, t, occ);
         if debug {
             let squares = |bits: u64| -> Vec<String> {

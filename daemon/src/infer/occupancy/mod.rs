@@ -1996,8 +1996,8 @@ impl OccupancyInference {
     }
 
     /// Time `t` passes with no snapshot: a board that has rested [`REST_MS`] showing
-    /// exactly its open move makes it final (with the moves withheld before it), as the
-    /// next move would. The last move of a game has no next move: without this it would
+    /// exactly its open move makes it final, as the next move would (a move that reads
+    /// like a capture and a drop is withheld all the same, see `withhold`). The last move of a game has no next move: without this it would
     /// never be handed on. A capture taken for a piece held still is not (the piece may
     /// yet be put back), nor anything while readings run side by side (taking one board's
     /// move in the main reading only would make it twice once a reading is taken).
@@ -2019,8 +2019,9 @@ impl OccupancyInference {
             {
                 continue;
             }
-            out.append(&mut self.withheld[b]);
-            out.extend(self.commit(b));
+            // As the next move would: a look-alike of a capture and a drop stays withheld
+            // until the board shows a move after it.
+            self.withhold(b, &mut out);
         }
         out.sort_by_key(|m| m.t);
         out
