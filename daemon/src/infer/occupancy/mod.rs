@@ -1999,32 +1999,41 @@ impl OccupancyInference {
     /// exactly its open move makes it final, as the next move would (a move that reads
     /// like a capture and a drop is withheld all the same, see `withhold`). The last move of a game has no next move: without this it would
     /// never be handed on. A capture taken for a piece held still is not (the piece may
-    /// yet be put back), nor anything while readings run side by side (taking one board's
-    /// move in the main reading only would make it twice once a reading is taken).
+    /// yet be put back). While readings of the other board run side by side, it is made
+    /// final in each of them too, and only when all show it (see `commit_at_rest_beside`).
     pub fn commit_at_rest(&mut self, t: u64) -> Vec<OccupancyMove> {
         let mut out = Vec::new();
-        if self.speculation.is_some() || self.in_fork.is_some() || self.trying {
+        if self.in_fork.is_some() || self.trying {
             return out;
         }
-        for b in BoardId::ALL {
-            let w = &self.watch[b];
-            let Some((open, _, _)) = w.open else {
-                continue;
-            };
-            if self.stalled[b].is_some()
-                || w.held.is_some()
-                || !w.held_several.is_empty()
-                || t < w.changed_at + REST_MS
-                || w.last != Some(occupancy_after(&self.game, b, &open))
-            {
-                continue;
+        if self.speculation.is_some() {
+            self.commit_at_rest_beside(t, &mut out);
+        } else {
+            for b in BoardId::ALL {
+                if self.rests_on_open(b, t) {
+                    // As the next move would: a look-alike of a capture and a drop stays
+                    // withheld until the board shows a move after it.
+                    self.withhold(b, &mut out);
+                }
             }
-            // As the next move would: a look-alike of a capture and a drop stays withheld
-            // until the board shows a move after it.
-            self.withhold(b, &mut out);
         }
         out.sort_by_key(|m| m.t);
         out
+    }
+
+    /// Whether `board` has rested [`REST_MS`] at `t` showing exactly its open move, which
+    /// is not a capture taken for a piece held still (see
+    /// [`OccupancyInference::commit_at_rest`]).
+    fn rests_on_open(&self, board: BoardId, t: u64) -> bool {
+        let w = &self.watch[board];
+        let Some((open, _, _)) = w.open else {
+            return false;
+        };
+        self.stalled[board].is_none()
+            && w.held.is_none()
+            && w.held_several.is_empty()
+            && t >= w.changed_at + REST_MS
+            && w.last == Some(occupancy_after(&self.game, board, &open))
     }
 
     /// The end of the input: open moves become final.

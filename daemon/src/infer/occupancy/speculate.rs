@@ -446,6 +446,36 @@ impl OccupancyInference {
     }
 
     /// Passes time to the forks.
+    /// While readings of one board run side by side, the other board rests on its open
+    /// move (see [`OccupancyInference::commit_at_rest`]): it is made final in the main
+    /// reading and in every reading alike, so that the one taken later has made it final
+    /// too (and it is handed on once), but only when every reading shows the same move
+    /// there (their hands may differ, and with them a drop's kinds).
+    pub(super) fn commit_at_rest_beside(&mut self, t: u64, out: &mut Vec<OccupancyMove>) {
+        let Some(mut spec) = self.speculation.take() else {
+            return;
+        };
+        let b = spec.board.other();
+        let open = &self.watch[b].open;
+        if self.rests_on_open(b, t)
+            && spec
+                .forks
+                .iter()
+                .all(|f| f.inf.rests_on_open(b, t) && f.inf.watch[b].open == *open)
+        {
+            let mut mine = Vec::new();
+            self.withhold(b, &mut mine);
+            for fork in &mut spec.forks {
+                let mut theirs = Vec::new();
+                fork.inf.withhold(b, &mut theirs);
+                fork.out.extend(theirs);
+            }
+            spec.other_main.extend(mine.iter().cloned());
+            out.extend(mine);
+        }
+        self.speculation = Some(spec);
+    }
+
     pub(super) fn tick_forks(&mut self, t: u64) {
         if let Some(spec) = self.speculation.as_mut() {
             for fork in &mut spec.forks {

@@ -967,6 +967,14 @@ fn knight_took_g5() -> Vec<(BoardId, String, KindNote)> {
     ]
 }
 
+/// [`knight_took_g5`], played on `board`.
+fn knight_took_g5_on(board: BoardId) -> Vec<(BoardId, String, KindNote)> {
+    knight_took_g5()
+        .into_iter()
+        .map(|(_, mv, note)| (board, mv, note))
+        .collect()
+}
+
 #[test]
 fn later_moves_tell_what_a_piece_of_open_kind_held_still_took() {
     // A knight or a bishop dropped on e4 is lifted and held still: as a knight it may have
@@ -1303,13 +1311,7 @@ fn a_late_quiet_move_stalls_in_the_other_board_s_readings_too() {
         "{why}"
     );
     assert!(got.iter().all(|(b, _, _)| *b == B), "{got:?}");
-    assert_eq!(
-        got,
-        knight_took_g5()
-            .into_iter()
-            .map(|(_, mv, note)| (B, mv, note))
-            .collect::<Vec<_>>()
-    );
+    assert_eq!(got, knight_took_g5_on(B));
 }
 
 #[test]
@@ -1613,4 +1615,29 @@ fn a_board_resting_on_its_open_move_makes_it_final_the_last_move_of_a_game_too()
     assert!(h.inf.commit_at_rest(h.t).is_empty());
     h.put(A, "f3");
     assert!(h.done().is_empty());
+}
+
+#[test]
+fn a_board_resting_on_its_move_while_the_other_board_is_read_side_by_side_makes_it_final_once() {
+    // B's knight is held still (it took e5 or g5: read side by side); A's king steps and the
+    // board rests: the step is final at once, in every reading, and handed on once when
+    // B's reading is taken.
+    let mut h = knight_and_pawn_while_b_is_read_side_by_side();
+    h.mv(A, "a1", "b1");
+    h.t += 3_500;
+    let rested = h.inf.commit_at_rest(h.t);
+    assert_eq!(
+        rested
+            .iter()
+            .map(|m| format!("{:?}", m.mv))
+            .collect::<Vec<_>>(),
+        vec![normal(Role::King, "a1", "b1", None)]
+    );
+    h.mv(B, "e8", "d8")
+        .mv(B, "g5", "f7")
+        .mv(B, "d8", "c7")
+        .mv(B, "e1", "d1");
+    let got = h.done();
+    assert!(got.iter().all(|(b, _, _)| *b == B), "{got:?}");
+    assert_eq!(got, knight_took_g5_on(B));
 }
