@@ -25,10 +25,12 @@ use std::path::{Path, PathBuf};
 
 use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
-use bugbridge::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
 use bugbridge::sensor::{board as sensor_board, board_id};
 use bugbridge_drivers::trace::{TraceEvent, TraceLine, parse_trace};
-use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
+use occupancy_judge::{
+    BoardVerdict, Tally, judge_board, occupancy_trace, read_snapshot, record_against, settle,
+};
 
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/outside-traces")
@@ -197,38 +199,8 @@ fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == name);
     let (mut decided, mut settled) = (Vec::new(), Vec::new());
     let mut before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
-    for (t, board, occ) in occupancy_before(&o.lines, start, cut) {
-        // The daemon's clock ticks between snapshots: a board that rested on its move made
-        // it final meanwhile.
-        let rested = inf.commit_at_rest(t.saturating_sub(1));
-        if debug {
-            for m in &rested {
-                println!("    => {} {:?} {:?} (rested)", m.board, m.mv, m.note);
-            }
-        }
-        decided.extend(rested);
-        let d = inf.feed(board, t, occ);
-        if debug {
-            let squares = |bits: u64| -> Vec<String> {
-                Bitboard(bits).into_iter().map(|s| s.to_string()).collect()
-            };
-            let (gone, new) = (before[board] & !occ, occ & !before[board]);
-            println!("{t} {board} -{:?} +{:?}", squares(gone), squares(new));
-            for m in &d {
-                println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
-            }
-            let p = inf.game().board(board).pockets();
-            println!(
-                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?} {}",
-                p.white,
-                p.black,
-                inf.stalled(board),
-                inf.waiting(board),
-                bugbridge::rules::notation::bfen::write_board_fen(inf.game().board(board), None)
-            );
-        }
-        before[board] = occ;
-        decided.extend(d);
+    for snapshot in occupancy_before(&o.lines, start, cut) {
+        read_snapshot(&mut inf, &mut before, snapshot, &mut decided, debug);
         settle(&mut inf, &mut decided, &mut settled, debug);
     }
     if debug {

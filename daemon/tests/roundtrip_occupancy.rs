@@ -25,7 +25,9 @@ mod occupancy_judge;
 
 use corpus::real_games;
 use occupancy::occupancy_snapshots;
-use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
+use occupancy_judge::{
+    BoardVerdict, Tally, judge_board, occupancy_trace, read_snapshot, record_against, settle,
+};
 
 use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
@@ -40,44 +42,8 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
     let mut settled = Vec::new();
-    for (t, board, now) in occupancy_snapshots(game, profile, seed) {
-        if debug {
-            let gone: Vec<String> = bugbridge::rules::Bitboard(occ[board] & !now)
-                .into_iter()
-                .map(|s| s.to_string())
-                .collect();
-            let new: Vec<String> = bugbridge::rules::Bitboard(now & !occ[board])
-                .into_iter()
-                .map(|s| s.to_string())
-                .collect();
-            println!("{t} {board} -{gone:?} +{new:?}");
-        }
-        occ[board] = now;
-        // The daemon's clock ticks between snapshots: a board that rested on its move made
-        // it final meanwhile.
-        let rested = inf.commit_at_rest(t.saturating_sub(1));
-        if debug {
-            for m in &rested {
-                println!("    => {} {:?} {:?} (rested)", m.board, m.mv, m.note);
-            }
-        }
-        decided.extend(rested);
-        let d = inf.feed(board, t, now);
-        if debug {
-            for m in &d {
-                println!("    => {} {:?} {:?}", m.board, m.mv, m.note);
-            }
-            let p = inf.game().board(board).pockets();
-            println!(
-                "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?} {}",
-                p.white,
-                p.black,
-                inf.stalled(board),
-                inf.waiting(board),
-                bugbridge::rules::notation::bfen::write_board_fen(inf.game().board(board), None)
-            );
-        }
-        decided.extend(d);
+    for snapshot in occupancy_snapshots(game, profile, seed) {
+        read_snapshot(&mut inf, &mut occ, snapshot, &mut decided, debug);
         settle(&mut inf, &mut decided, &mut settled, debug);
     }
     decided.extend(inf.finish());

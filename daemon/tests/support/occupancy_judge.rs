@@ -5,7 +5,7 @@
 //! the daemon publishes a correction).
 
 use bugbridge::infer::occupancy::{KindNote, OccupancyInference, OccupancyMove};
-use bugbridge::rules::{BoardId, ByBoard, Move};
+use bugbridge::rules::{Bitboard, BoardId, ByBoard, Move};
 
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
@@ -41,6 +41,51 @@ impl Tally {
             100.0 * self.undetermined_drops as f64 / self.drops.max(1) as f64
         )
     }
+}
+
+/// One snapshot (`t`, `board`, `occ`) (`shown`: what each board showed last, updated),
+/// read as the daemon reads it: its clock ticks between snapshots, so a board resting on
+/// its move made it final before ([`OccupancyInference::commit_at_rest`]); then the
+/// snapshot is fed. The moves decided go to `decided`. With `debug`, the squares emptied
+/// and filled are printed, the moves, then the board's hands, what it stalls or waits on,
+/// and its position.
+pub(crate) fn read_snapshot(
+    inf: &mut OccupancyInference,
+    shown: &mut ByBoard<u64>,
+    (t, board, occ): (u64, BoardId, u64),
+    decided: &mut Vec<OccupancyMove>,
+    debug: bool,
+) {
+    if debug {
+        let squares = |bits: u64| -> Vec<String> {
+            Bitboard(bits).into_iter().map(|s| s.to_string()).collect()
+        };
+        let (gone, new) = (shown[board] & !occ, occ & !shown[board]);
+        println!("{t} {board} -{:?} +{:?}", squares(gone), squares(new));
+    }
+    shown[board] = occ;
+    let rested = inf.commit_at_rest(t.saturating_sub(1));
+    let fed = inf.feed(board, t, occ);
+    if debug {
+        for (m, how) in rested
+            .iter()
+            .map(|m| (m, " (rested)"))
+            .chain(fed.iter().map(|m| (m, "")))
+        {
+            println!("    => {} {:?} {:?}{how}", m.board, m.mv, m.note);
+        }
+        let p = inf.game().board(board).pockets();
+        println!(
+            "    .. {board} hands w{:?} b{:?} stalled {:?} waiting {:?} {}",
+            p.white,
+            p.black,
+            inf.stalled(board),
+            inf.waiting(board),
+            bugbridge::rules::notation::bfen::write_board_fen(inf.game().board(board), None)
+        );
+    }
+    decided.extend(rested);
+    decided.extend(fed);
 }
 
 /// Whether `got` is `want`, exactly or as a flagged choice that includes it.

@@ -207,23 +207,32 @@ impl OccupancyInference {
         };
         let lifted_at = w.changes.emptied[from.index()];
         let mover = self.turn(board);
+        // The opponent's pieces lifted after the capturer left and put back, not flickered.
+        let put_back: Vec<Square> = w
+            .lifted
+            .iter()
+            .copied()
+            .filter(|&sq| {
+                let (up, back) = (w.changes.emptied[sq.index()], w.changes.filled[sq.index()]);
+                sq != from
+                    && last & (1u64 << sq.index()) != 0
+                    && up > lifted_at
+                    && back >= up + SHORTEST_CAPTURE_AND_DROP_MS
+            })
+            .collect();
+        if put_back.is_empty() {
+            return false;
+        }
         let mut after = self.game.clone();
         after.play(board, capture, lifted_at);
         let pos = after.board(board);
-        let may_drop = !pos.pockets()[mover].is_empty() || self.hand_unknown(board, mover);
-        let put_back = w.lifted.iter().copied().find(|&sq| {
-            let (up, back) = (w.changes.emptied[sq.index()], w.changes.filled[sq.index()]);
-            sq != from
-                && last & (1u64 << sq.index()) != 0
-                && up > lifted_at
-                && back >= up + SHORTEST_CAPTURE_AND_DROP_MS
-                && pos.board().piece_at(sq).is_some_and(|p| p.color != mover)
+        let Some(sq) = put_back.into_iter().find(|&sq| {
+            pos.board().piece_at(sq).is_some_and(|p| p.color != mover)
                 && !captures_from(pos, sq).is_empty()
-        });
-        let Some(sq) = put_back else {
+        }) else {
             return false;
         };
-        if !may_drop {
+        if pos.pockets()[mover].is_empty() && !self.hand_unknown(board, mover) {
             return false;
         }
         self.stalled[board] = Some(format!(
