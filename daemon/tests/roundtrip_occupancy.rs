@@ -8,6 +8,10 @@
 //! is the truth. Printed per profile: complete boards, moves by kind of verdict,
 //! the first wrong moves, and the share of drops that need the arbiter.
 //!
+//! The `with_the_arbiter` runs add the arbiter the daemon alerts (`support/occupancy_arbiter.rs`):
+//! he enters the moves of a board that stalled or waits, and its readings since are read
+//! again; his moves count as exact, and they are counted.
+//!
 //! `cargo test` runs a sample (12 random games per profile, every legal real game of the
 //! corpus, clean and noisy) and asserts no wrong move; `BUGBRIDGE_FULL=N cargo test --release
 //! -p bugbridge --test roundtrip_occupancy -- --nocapture` (N ≥ 300) runs N random games per
@@ -20,20 +24,52 @@
 mod corpus;
 #[path = "support/occupancy.rs"]
 mod occupancy;
+#[path = "support/occupancy_arbiter.rs"]
+mod occupancy_arbiter;
 #[path = "support/occupancy_judge.rs"]
 mod occupancy_judge;
 
 use corpus::real_games;
-use occupancy::occupancy_snapshots;
+use occupancy::{occupancy_of, occupancy_snapshots};
+use occupancy_arbiter::{Arbiter, presses};
 use occupancy_judge::{
     BoardVerdict, Tally, judge_board, occupancy_trace, read_snapshot, record_against, settle,
 };
 
-use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
+use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove, SnapshotLog};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
-use bugbridge::simulate::{Profile, SimGame, random_game};
+use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
+
+/// How a game is read: by the inference alone, or with an arbiter who enters the moves of
+/// a board the daemon alerts him about (see `support/occupancy_arbiter.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Alone,
+    WithArbiter,
+}
+
+impl Reading {
+    /// What the figures' line adds to its name.
+    fn suffix(self) -> &'static str {
+        match self {
+            Reading::Alone => "",
+            Reading::WithArbiter => ", with the arbiter",
+        }
+    }
+}
 
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
+    run_read(game, profile, seed, tally, name, Reading::Alone);
+}
+
+fn run_read(
+    game: &SimGame,
+    profile: Profile,
+    seed: u64,
+    tally: &mut Tally,
+    name: &str,
+    reading: Reading,
+) {
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == format!("{name} {profile}"));
     if std::env::var("OCC_DEBUG").is_ok() && !debug {
         return;
@@ -42,15 +78,81 @@ fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name:
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
     let mut settled = Vec::new();
-    for snapshot in occupancy_snapshots(game, profile, seed) {
-        read_snapshot(&mut inf, &mut occ, snapshot, &mut decided, debug);
+    let trace = simulate(game, profile, seed);
+    let mut arbiter = (reading == Reading::WithArbiter).then(|| {
+        Arbiter::new(
+            &game.start,
+            game.moves.iter().map(|m| (m.board, m.mv)),
+            presses(&trace),
+        )
+    });
+    let snapshots = occupancy_of(game, trace);
+    let end = snapshots.last().map_or(0, |s| s.0);
+    // The arbiter may come after the last snapshot: the table rests meanwhile.
+    let with_arbiter = arbiter.is_some();
+    let rests = (1..=4)
+        .filter(|_| with_arbiter)
+        .map(|k| (end + k * 10_000, None));
+    // Each board's snapshots since its last move recorded, for the arbiter's entries.
+    let mut log = SnapshotLog::default();
+    let mut recorded = 0;
+    for (t, snapshot) in snapshots.into_iter().map(|s| (s.0, Some(s))).chain(rests) {
+        if let Some(arbiter) = &mut arbiter {
+            let rested = inf.commit_at_rest(t.saturating_sub(1));
+            if debug {
+                for m in &rested {
+                    println!(
+                        "    => {} {:?} {:?} (rested before the arbiter) t={}",
+                        m.board, m.mv, m.note, m.t
+                    );
+                }
+            }
+            decided.extend(rested);
+            for m in &decided[recorded..] {
+                log.handed_on(m.board, m.t);
+            }
+            // What he enters and what is read again keep the log themselves.
+            arbiter.at(&mut inf, &mut log, t, &mut decided, debug);
+            recorded = decided.len();
+        }
+        if let Some(snapshot) = snapshot {
+            log.push(snapshot.1, snapshot.0, snapshot.2);
+            read_snapshot(&mut inf, &mut occ, snapshot, &mut decided, debug);
+        }
         settle(&mut inf, &mut decided, &mut settled, debug);
+        for m in &decided[recorded..] {
+            log.handed_on(m.board, m.t);
+        }
+        recorded = decided.len();
+    }
+    if let Some(arbiter) = &arbiter {
+        tally.entered += arbiter.entered.len();
+        tally.refused_entries += arbiter.refused;
+        tally.games_entered += usize::from(!arbiter.entered.is_empty());
     }
     decided.extend(inf.finish());
     settle(&mut inf, &mut decided, &mut settled, debug);
     if debug {
+        for b in BoardId::ALL {
+            let mine: Vec<String> = decided
+                .iter()
+                .filter(|m| m.board == b)
+                .map(|m| format!("{}:{:?}", m.t, m.mv))
+                .collect();
+            println!("decided {b}: {}", mine.join(" "));
+        }
+        let mut g = game.start.clone();
         for (i, m) in game.moves.iter().enumerate() {
-            println!("truth {i} {} {:?}", m.board, m.mv);
+            g.play(m.board, &m.mv, 0);
+            let p = g.board(m.board.other()).pockets();
+            println!(
+                "truth {i} {} {:?}   other hands w{:?} b{:?} {}",
+                m.board,
+                m.mv,
+                p.white,
+                p.black,
+                bugbridge::rules::notation::bfen::write_board_fen(g.board(m.board), None)
+            );
         }
     }
     for b in BoardId::ALL {
@@ -122,29 +224,46 @@ fn check(tally: &Tally, what: &str, complete_share: f64) {
 }
 
 fn random_games(profile: Profile, complete_share: f64) {
+    random_games_read(profile, complete_share, Reading::Alone);
+}
+
+fn random_games_read(profile: Profile, complete_share: f64, reading: Reading) {
     let count = full().unwrap_or(12);
     let mut tally = Tally::default();
     for seed in 0..count {
         let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
-        run_one(
+        run_read(
             &g,
             profile,
             7000 + seed,
             &mut tally,
             &format!("random {seed}"),
+            reading,
         );
     }
-    check(&tally, &format!("random, {profile}"), complete_share);
+    check(
+        &tally,
+        &format!("random, {profile}{}", reading.suffix()),
+        complete_share,
+    );
 }
 
 fn real_games_run(profile: Profile, complete_share: f64) {
+    real_games_read(profile, complete_share, Reading::Alone);
+}
+
+fn real_games_read(profile: Profile, complete_share: f64, reading: Reading) {
     let games = real_games();
     assert!(games.len() >= 10, "only {} legal real games", games.len());
     let mut tally = Tally::default();
     for (name, game) in &games {
-        run_one(game, profile, 1, &mut tally, name);
+        run_read(game, profile, 1, &mut tally, name, reading);
     }
-    check(&tally, &format!("real, {profile}"), complete_share);
+    check(
+        &tally,
+        &format!("real, {profile}{}", reading.suffix()),
+        complete_share,
+    );
 }
 
 #[test]
@@ -155,6 +274,23 @@ fn random_games_clean_no_wrong_move() {
 #[test]
 fn random_games_noisy_no_wrong_move() {
     random_games(Profile::Noisy, 0.0);
+}
+
+/// With an arbiter who enters the moves of each board the daemon alerts him about, noisy
+/// boards are followed to the end: the readings since are read again from his moves.
+#[test]
+fn random_games_noisy_with_the_arbiter_no_wrong_move() {
+    random_games_read(Profile::Noisy, 0.5, Reading::WithArbiter);
+}
+
+#[test]
+fn random_games_clean_with_the_arbiter_no_wrong_move() {
+    random_games_read(Profile::Clean, 0.9, Reading::WithArbiter);
+}
+
+#[test]
+fn real_games_noisy_with_the_arbiter_no_wrong_move() {
+    real_games_read(Profile::Noisy, 0.5, Reading::WithArbiter);
 }
 
 /// Random games whose boards once went wrong, noisy unless said. With `BUGBRIDGE_FULL=1000`:

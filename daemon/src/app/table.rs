@@ -371,7 +371,7 @@ impl Table {
                 message: format!("board {b} is not configured at this table"),
             });
         }
-        self.game.inferrer().check_action(t, &op)?;
+        self.game.check_action(t, &op)?;
         Ok(op)
     }
 

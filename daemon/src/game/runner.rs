@@ -4,7 +4,8 @@ use std::collections::BTreeMap;
 
 use crate::infer::occupancy::{Handed, OccupancyFeed};
 use crate::infer::{
-    AlertCode, InferConfig, Inference, Inferrer, RecordEntry, SensorEvent, unknown_tag_alert,
+    ActionRefused, AlertCode, InferConfig, Inference, Inferrer, OperatorAction, RecordEntry,
+    SensorEvent, unknown_tag_alert,
 };
 use crate::publish::{ClockReading, View};
 use crate::record::bpgn::{MatchRecord, text};
@@ -187,9 +188,69 @@ impl Match {
             SensorEvent::Snapshot { board, .. } => self.connected[board] = true,
             _ => {}
         }
+        if let SensorEvent::Operator(OperatorAction::Fill { board, moves }) = ev
+            && self.occupancy.reads(*board)
+        {
+            // An occupancy-only board the arbiter takes up again: his moves, then what its
+            // readings since decide.
+            return match self.occupancy.fill(*board, moves, t) {
+                Ok((events, alerts)) => self.occupancy_out(t, events, alerts, wall_ms),
+                Err(refused) => {
+                    tracing::warn!(%refused, "fill of an occupancy-only board refused");
+                    Vec::new()
+                }
+            };
+        }
         let out = self.inferrer.observe(t, ev);
         self.absorb(&out);
+        if let SensorEvent::Operator(
+            OperatorAction::Replace {
+                board,
+                number,
+                side,
+                ..
+            }
+            | OperatorAction::Promotion {
+                board,
+                number,
+                side,
+                ..
+            },
+        ) = ev
+            && self.occupancy.reads(*board)
+        {
+            // The kind the arbiter gave a placeholder is the occupancy reading's too.
+            let mine = self.inferrer.record().iter().filter(|e| e.board == *board);
+            if let Some((ply, entry)) = mine
+                .enumerate()
+                .find(|(_, e)| e.number == *number && e.side == *side)
+            {
+                self.occupancy.replaced(*board, ply, entry.mv);
+            }
+        }
         out
+    }
+
+    /// Checks an operator action against the game: a `fill` of an occupancy-only board
+    /// against its reading (tried on a copy), any other against the record.
+    ///
+    /// # Errors
+    ///
+    /// [`ActionRefused`] naming the field at fault (see [`Inferrer::check_action`]).
+    pub fn check_action(&self, t: u64, op: &OperatorAction) -> Result<(), ActionRefused> {
+        if let OperatorAction::Fill { board, moves } = op
+            && self.occupancy.reads(*board)
+        {
+            let mut probe = self.occupancy.clone();
+            return probe
+                .fill(*board, moves, t)
+                .map(|_| ())
+                .map_err(|refused| ActionRefused {
+                    field: "moves",
+                    message: refused.to_string(),
+                });
+        }
+        self.inferrer.check_action(t, op)
     }
 
     /// Feeds one decoded trace line: sensor events go to the inference, an unknown RFID tag

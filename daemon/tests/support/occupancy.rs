@@ -12,9 +12,18 @@ pub(crate) fn occupancy_snapshots(
     profile: Profile,
     seed: u64,
 ) -> Vec<(u64, BoardId, u64)> {
+    occupancy_of(game, simulate(game, profile, seed))
+}
+
+/// Each board's occupied squares after every change of `trace` (a simulation of `game`),
+/// as [`occupancy_snapshots`].
+pub(crate) fn occupancy_of(
+    game: &SimGame,
+    trace: Vec<(u64, SensorEvent)>,
+) -> Vec<(u64, BoardId, u64)> {
     let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut out = Vec::new();
-    for (t, ev) in simulate(game, profile, seed) {
+    for (t, ev) in trace {
         let (board, now) = match ev {
             SensorEvent::Snapshot { board, placement } => (board, placement.occupied().0),
             SensorEvent::Square { board, sq, piece } => {

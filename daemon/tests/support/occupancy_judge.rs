@@ -20,6 +20,11 @@ pub(crate) struct Tally {
     pub(crate) undetermined_drops: usize,
     pub(crate) short: usize,
     pub(crate) wrong: Vec<String>,
+    /// Moves an arbiter entered (see `occupancy_arbiter.rs`), entries the inference
+    /// refused, and games where he entered any.
+    pub(crate) entered: usize,
+    pub(crate) refused_entries: usize,
+    pub(crate) games_entered: usize,
 }
 
 impl Tally {
@@ -39,7 +44,14 @@ impl Tally {
             self.drops,
             self.undetermined_drops,
             100.0 * self.undetermined_drops as f64 / self.drops.max(1) as f64
-        )
+        ) + &if self.games_entered > 0 || self.refused_entries > 0 {
+            format!(
+                "; the arbiter entered {} moves in {} games ({} entries refused)",
+                self.entered, self.games_entered, self.refused_entries
+            )
+        } else {
+            String::new()
+        }
     }
 }
 
@@ -72,7 +84,7 @@ pub(crate) fn read_snapshot(
             .map(|m| (m, " (rested)"))
             .chain(fed.iter().map(|m| (m, "")))
         {
-            println!("    => {} {:?} {:?}{how}", m.board, m.mv, m.note);
+            println!("    => {} {:?} {:?}{how} t={}", m.board, m.mv, m.note, m.t);
         }
         let p = inf.game().board(board).pockets();
         println!(

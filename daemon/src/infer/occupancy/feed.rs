@@ -6,18 +6,20 @@
 //! board. What occupancy cannot tell is said, never hidden: a promotion's piece and a drop's
 //! kind taken from several choices are one `kind-undetermined` alert each (the choices in
 //! its detail), and a board whose occupancy two readings explain stops with one
-//! `occupancy-stalled` alert; so does, once, a board that has been still for
-//! [`STILL_WAIT_MS`] showing what no move explains. A kind settled later (a dropped piece that
-//! then moves as only a knight can) is a [`Handed::Settled`]: the record entry is corrected.
+//! `occupancy-stalled` alert; so does, once, a board that has shown what no move explains for
+//! [`STILL_WAIT_MS`], resting or not. A kind settled later (a dropped piece that then moves as
+//! only a knight can) is a [`Handed::Settled`]: the record entry is corrected. The arbiter
+//! takes such a board up again by entering its moves (`fill.rs`).
 
 use crate::rules::{BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
 
 use super::super::event::SensorEvent;
 use super::super::output::{Alert, AlertCode, Inference};
-use super::{KindNote, OccupancyInference, OccupancyMove, Resolution};
+use super::{KindNote, OccupancyInference, OccupancyMove, Resolution, SnapshotLog};
 
-/// How long a board must be still, showing what no move explains, before the arbiter hears
-/// of it (ms): long enough for a hand holding a piece while its player thinks.
+/// How long a board may show what no move explains, resting or not, before the arbiter hears
+/// of it (ms): long enough for a hand holding a piece while its player thinks, and for a
+/// move's noise to settle.
 pub const STILL_WAIT_MS: u64 = 8_000;
 
 /// What the feed hands on to the piece inference, in order.
@@ -63,6 +65,9 @@ pub struct OccupancyFeed {
     /// When each board last changed, and whether its wait was said.
     changed: ByBoard<u64>,
     wait_told: ByBoard<bool>,
+    /// Each board's snapshots since its last move handed on, read again once the arbiter
+    /// enters its moves (see `fill.rs`).
+    pub(super) log: SnapshotLog,
 }
 
 impl OccupancyFeed {
@@ -82,6 +87,7 @@ impl OccupancyFeed {
             last_t: 0,
             commit_ms,
             next_free: ByBoard::default(),
+            log: SnapshotLog::default(),
         }
     }
 
@@ -103,6 +109,7 @@ impl OccupancyFeed {
             ));
         }
         self.changed[board] = t;
+        self.log.push(board, t, occupied);
         let moves = self.inf.feed(board, t, occupied);
         let mut alerts = Vec::new();
         self.hand_on(&moves, t, &mut events, &mut alerts);
@@ -116,8 +123,8 @@ impl OccupancyFeed {
     /// [`OccupancyInference::tick`]: its capture is handed on once the next move begins, as
     /// any move); a board resting on its open move makes it final (see
     /// [`OccupancyInference::commit_at_rest`]: a game's last move has no move after it); a
-    /// board that stalled is said once; a board still for [`STILL_WAIT_MS`] showing what
-    /// no move explains is alerted, once until it changes to something explained.
+    /// board that stalled is said once; a board that has shown what no move explains for
+    /// [`STILL_WAIT_MS`] is alerted, once until it shows something explained.
     pub fn tick(&mut self, t: u64) -> (Vec<Handed>, Vec<Inference>) {
         self.inf.tick(t);
         let mut events = Vec::new();
@@ -144,7 +151,10 @@ impl OccupancyFeed {
                 self.wait_told[b] = false;
                 continue;
             };
-            if self.wait_told[b] || t < self.changed[b] + STILL_WAIT_MS {
+            // A board that goes on changing while no move explains it (its reading missed
+            // a capture) is said as well as one that rests so.
+            let since = self.inf.waiting_since(b).unwrap_or(self.changed[b]);
+            if self.wait_told[b] || t < since + STILL_WAIT_MS {
                 continue;
             }
             self.wait_told[b] = true;
@@ -173,7 +183,7 @@ impl OccupancyFeed {
                 b,
                 AlertCode::OccupancyStalled,
                 format!(
-                    "board {b}: still for {} s showing what no move explains (emptied: {}; filled: {}){held}; its moves are taken again once it shows one, or the arbiter enters them",
+                    "board {b}: for {} s showing what no move explains (emptied: {}; filled: {}){held}; its moves are taken again once it shows one, or once the arbiter enters them (fill)",
                     STILL_WAIT_MS / 1000,
                     list(&emptied),
                     list(&filled)
@@ -191,7 +201,23 @@ impl OccupancyFeed {
         (events, alerts)
     }
 
+    /// Hands on `moves` the inference decided: the snapshots before each are read no more.
     fn hand_on(
+        &mut self,
+        moves: &[OccupancyMove],
+        t: u64,
+        events: &mut Vec<Handed>,
+        alerts: &mut Vec<Inference>,
+    ) {
+        for m in moves {
+            self.log.handed_on(m.board, m.t);
+        }
+        self.hand_on_as_made(moves, t, events, alerts);
+    }
+
+    /// Hands on `moves` (decided, or entered by the arbiter) as the sensor events of a
+    /// board that senses pieces, with their alerts.
+    pub(super) fn hand_on_as_made(
         &mut self,
         moves: &[OccupancyMove],
         t: u64,
@@ -378,6 +404,8 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
 fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
     Inference::Alert(Alert::about_board(t, board, code, detail))
 }
+
+mod fill;
 
 #[cfg(test)]
 mod tests {

@@ -63,7 +63,7 @@ impl OccupancyInference {
                 return false;
             }
             let which = format!("{}, pieces of open kind about", square_names(&targets));
-            self.stalled[board] = Some(put_back_doubt(board, from, &which));
+            self.stall_in_doubt(board, put_back_doubt(board, from, &which));
             return true;
         }
         let candidates: Vec<(Square, (Move, KindNote))> = by_victim(&captures)
@@ -78,7 +78,7 @@ impl OccupancyInference {
             // The readings cannot be followed here (another side-by-side reading runs, or
             // this is one): put back is not taken for sure.
             let victims: Vec<Square> = candidates.iter().map(|(sq, _)| *sq).collect();
-            self.stalled[board] = Some(put_back_doubt(board, from, &square_names(&victims)));
+            self.stall_in_doubt(board, put_back_doubt(board, from, &square_names(&victims)));
             return true;
         }
         let mut readings = Vec::new();
@@ -103,7 +103,7 @@ impl OccupancyInference {
         readings.push((self.clone(), Vec::new()));
         self.fork_from(board, t, readings, true);
         self.defer_stall();
-        self.stalled[board] = Some(put_back_doubt(board, from, &square_names(&victims)));
+        self.stall_in_doubt(board, put_back_doubt(board, from, &square_names(&victims)));
         true
     }
 
@@ -144,7 +144,7 @@ impl OccupancyInference {
         if open_kind {
             // Pieces of open kind about: the captures it may have made are not known.
             let which = format!("{}, pieces of open kind about", square_names(&targets));
-            self.stalled[board] = Some(lookalike_doubt(board, from, to, &which));
+            self.stall_in_doubt(board, lookalike_doubt(board, from, to, &which));
             return;
         }
         if self.in_fork == Some(board) {
@@ -156,8 +156,10 @@ impl OccupancyInference {
             // The readings cannot be followed here (another side-by-side reading runs):
             // the quiet move is not taken for sure.
             if !targets.is_empty() {
-                self.stalled[board] =
-                    Some(lookalike_doubt(board, from, to, &square_names(&targets)));
+                self.stall_in_doubt(
+                    board,
+                    lookalike_doubt(board, from, to, &square_names(&targets)),
+                );
             }
             return;
         }
@@ -187,7 +189,10 @@ impl OccupancyInference {
         readings.push((self.clone(), Vec::new()));
         self.fork_from(board, t, readings, true);
         self.defer_stall();
-        self.stalled[board] = Some(lookalike_doubt(board, from, to, &square_names(&victims)));
+        self.stall_in_doubt(
+            board,
+            lookalike_doubt(board, from, to, &square_names(&victims)),
+        );
     }
 
     /// Whether the board stalls instead of taking `capture`, by the piece held still on
@@ -297,6 +302,18 @@ impl OccupancyInference {
         }
         if let Some((mv, note)) = self.unknown_hand_drop(&self.game, board, occ) {
             self.set_open(board, mv, note, t);
+        }
+    }
+}
+
+impl OccupancyInference {
+    /// `board` stalls on a look-alike (`why`): two readings, the board cannot tell. In a
+    /// side-by-side reading that waits in doubt: it cannot tell, which refutes nothing, and
+    /// falling behind a reading that went on does not refute it either.
+    fn stall_in_doubt(&mut self, board: BoardId, why: String) {
+        self.stalled[board] = Some(why);
+        if self.in_fork.is_some() {
+            *self.doubt.get_mut(board) = true;
         }
     }
 }

@@ -43,6 +43,8 @@
 //! * **supply late**: a drop made before the capture that supplies it is seen is read
 //!   again, with the hand as it is then, once the other board's reading shows the capture.
 //!
+//! A board that stalls or waits is taken up again by the arbiter's moves (see `resume.rs`).
+//!
 //! Pure: no I/O, times passed in.
 
 use crate::rules::{
@@ -277,6 +279,12 @@ pub struct OccupancyInference {
     /// own: it waits in doubt, and falling behind does not refute it (see `speculate`).
     /// Cleared when the board's next move is final.
     doubt: ByBoard<bool>,
+    /// Moves made final and withheld that a stall kept from being handed on: the game
+    /// holds them, the record does not (see `resume.rs`).
+    abandoned: ByBoard<Vec<OccupancyMove>>,
+    /// The board whose snapshots are being read again (see `resume.rs`): the other board
+    /// is not read at their times, which are past for it.
+    reading_again: Option<BoardId>,
 }
 
 /// Whether a `role` of `color` on `from` may go to `to` by its shape alone (sliders
@@ -411,6 +419,8 @@ impl OccupancyInference {
             speculation: None,
             in_fork: None,
             doubt: ByBoard::default(),
+            abandoned: ByBoard::default(),
+            reading_again: None,
         }
     }
 
@@ -1087,23 +1097,15 @@ impl OccupancyInference {
     /// that became final.
     pub fn feed(&mut self, board: BoardId, t: u64, occ: u64) -> Vec<OccupancyMove> {
         let mut out = self.feed_inner(board, t, occ);
-        let other = board.other();
-        if self.stalled[other].is_none()
-            && self.watch[other].open.is_none()
-            && let Some(last) = self.watch[other].last
-            && self.unsettled(&self.game, other)
-        {
-            // The other board shows what no move explained: a drop made before the capture
-            // that supplies it was seen here. Read it again with the hand as it is now.
-            let still_since = self.watch[other].changed_at;
-            out.extend(self.feed_inner(other, t, last));
-            self.watch[other].changed_at = still_since;
+        if self.reading_again.is_none() {
+            out.extend(self.read_supplied(board.other(), t));
         }
         for b in BoardId::ALL {
             if self.stalled[b].is_some() {
                 // What made the board stall may be what the withheld move took for its
-                // own: it is not handed on.
-                self.withheld[b].clear();
+                // own: it is not handed on (the arbiter's moves replace it, see `resume`).
+                let dropped = std::mem::take(&mut self.withheld[b]);
+                self.abandoned[b].extend(dropped);
             }
         }
         out.append(&mut self.released);
@@ -1128,6 +1130,23 @@ impl OccupancyInference {
                 w.unsettled_since = Some(t);
             }
         }
+        out
+    }
+
+    /// When `board` shows what no move explained, reads it again at `t` with the hand as
+    /// it is now: a drop made before the capture on the other board that supplies it was
+    /// seen there.
+    fn read_supplied(&mut self, board: BoardId, t: u64) -> Vec<OccupancyMove> {
+        let w = &self.watch[board];
+        if self.stalled[board].is_some() || w.open.is_some() || !self.unsettled(&self.game, board) {
+            return Vec::new();
+        }
+        let Some(last) = w.last else {
+            return Vec::new();
+        };
+        let still_since = w.changed_at;
+        let out = self.feed_inner(board, t, last);
+        self.watch[board].changed_at = still_since;
         out
     }
 
@@ -1926,8 +1945,13 @@ impl OccupancyInference {
         self.commit_capture(other)
     }
 
-    /// Makes `board`'s open move final if it captures (its piece goes to a hand).
+    /// Makes `board`'s open move final if it captures (its piece goes to a hand). Not on a
+    /// stalled board: its open move is one reading of two (a drop it would supply names
+    /// every kind, the hand being unknown).
     fn commit_capture(&mut self, board: BoardId) -> Option<OccupancyMove> {
+        if self.stalled[board].is_some() {
+            return None;
+        }
         let captures = self.watch[board].open.as_ref().is_some_and(|(m, _, _)| {
             matches!(
                 m,
@@ -1974,6 +1998,13 @@ impl OccupancyInference {
             Bitboard(base & !last).into_iter().collect(),
             Bitboard(last & !base).into_iter().collect(),
         ))
+    }
+
+    /// Since when `board` has shown, without a break, what neither its position nor its
+    /// open move explains (see [`OccupancyInference::waiting`]).
+    #[must_use]
+    pub fn waiting_since(&self, board: BoardId) -> Option<u64> {
+        self.watch[board].unsettled_since
     }
 
     /// A piece held still on `board` that may have been set straight onto one of several
@@ -2066,8 +2097,10 @@ impl OccupancyInference {
 mod feed;
 mod interrupted;
 mod lookalike;
+mod resume;
 mod speculate;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
+pub use resume::{ResumeRefused, SnapshotLog};
 
 #[cfg(test)]
 mod tests;

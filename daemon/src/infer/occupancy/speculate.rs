@@ -347,6 +347,66 @@ impl OccupancyInference {
         }
     }
 
+    /// [`OccupancyInference::resume`] of `board` while readings of the other board run
+    /// side by side: the main reading and each of them take the arbiter's moves (a reading
+    /// that cannot is dropped), and the moves on `board` each reading then decides count
+    /// as the main reading's, for telling the readings apart later.
+    pub(super) fn resume_beside(
+        &mut self,
+        entry: &super::resume::Entry<'_>,
+        log: &mut super::SnapshotLog,
+        t: u64,
+    ) -> Result<Vec<OccupancyMove>, super::ResumeRefused> {
+        let Some(mut spec) = self.speculation.take() else {
+            return self.resume_one(entry, log, t);
+        };
+        let (board, moves) = (entry.board, entry.moves);
+        let kept = log.clone();
+        let out = match self.resume_one(entry, log, t) {
+            Ok(out) => out,
+            Err(e) => {
+                self.speculation = Some(spec);
+                return Err(e);
+            }
+        };
+        let entered = |m: &Move| OccupancyMove {
+            board,
+            t,
+            mv: *m,
+            note: KindNote::Exact,
+        };
+        spec.other_main.retain(|m| m.board != board);
+        spec.other_main.extend(moves.iter().map(entered));
+        spec.other_main
+            .extend(out.iter().filter(|m| m.board == board).cloned());
+        // A reading the arbiter's moves do not fit (its hands or kinds there forbid them)
+        // read the game otherwise than it went: it is dropped.
+        spec.forks.retain_mut(|fork| {
+            fork.out.retain(|m| m.board != board);
+            let mut their_log = kept.clone();
+            match fork.inf.resume_one(entry, &mut their_log, t) {
+                Ok(theirs) => {
+                    fork.out.extend(moves.iter().map(entered));
+                    fork.out.extend(theirs);
+                    true
+                }
+                Err(_) => false,
+            }
+        });
+        // The main reading made a move final there itself: the readings end, as they do
+        // when it does so on its own (see `speculate`).
+        if spec.forks.is_empty() || out.iter().any(|m| m.board == spec.board) {
+            return Ok(out);
+        }
+        self.speculation = Some(spec);
+        Ok(out)
+    }
+
+    /// The board whose readings run side by side, if any.
+    pub(super) fn speculating_on(&self) -> Option<BoardId> {
+        self.speculation.as_ref().map(|s| s.board)
+    }
+
     /// Whether `board`'s stall waits on side-by-side readings begun when it stalled: it is
     /// not said until they end without one left.
     pub(super) fn stall_deferred(&self, board: BoardId) -> bool {

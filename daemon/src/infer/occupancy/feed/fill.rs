@@ -1,0 +1,252 @@
+//! The arbiter's moves for an occupancy-only board the inference could not follow (see
+//! `resume.rs`): the board's moves since its last one recorded, as SAN, from the record's
+//! position. They are handed on as the board's moves, flagged by nothing (the arbiter saw
+//! them), and the board's snapshots since are read again from them; the kind of a piece of
+//! open kind the arbiter settles in the record is taken by the reading too.
+
+use std::str::FromStr;
+
+use crate::rules::notation::San;
+use crate::rules::{BoardId, Color, Move, Role};
+
+use super::super::super::output::Inference;
+use super::super::{KindNote, OccupancyMove, ResumeRefused};
+use super::{Handed, OccupancyFeed};
+
+impl OccupancyFeed {
+    /// Whether `board` is read by occupancy (it sent an occupancy snapshot).
+    #[must_use]
+    pub fn reads(&self, board: BoardId) -> bool {
+        self.started[board]
+    }
+
+    /// The arbiter enters `sans`, the moves `board` played since its last move recorded,
+    /// at `t`: they are handed on, then what the board's readings since decide (see
+    /// [`super::super::OccupancyInference::resume`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeRefused`] when the board is not read by occupancy, has nothing waiting for
+    /// the arbiter, or the moves are not a legal sequence from the record's position.
+    pub fn fill(
+        &mut self,
+        board: BoardId,
+        sans: &[String],
+        t: u64,
+    ) -> Result<(Vec<Handed>, Vec<Inference>), ResumeRefused> {
+        if !self.started[board] {
+            return Err(ResumeRefused(format!(
+                "board {board} is not an occupancy-only board"
+            )));
+        }
+        if !self.inf.needs_arbiter(board) {
+            return Err(ResumeRefused(format!(
+                "board {board}'s moves are all recorded: correct one with replace"
+            )));
+        }
+        let moves = self.parse(board, sans)?;
+        let read = self
+            .inf
+            .resume(board, &self.shown, &moves, &mut self.log, t)?;
+        let entered: Vec<OccupancyMove> = moves
+            .iter()
+            .map(|&mv| OccupancyMove {
+                board,
+                t,
+                mv,
+                note: KindNote::Exact,
+            })
+            .collect();
+        let (mut events, mut alerts) = (Vec::new(), Vec::new());
+        self.hand_on_as_made(&entered, t, &mut events, &mut alerts);
+        self.hand_on(&read, t, &mut events, &mut alerts);
+        self.stall_told[board] = false;
+        self.wait_told[board] = false;
+        self.changed[board] = self.changed[board].max(t);
+        Ok((events, alerts))
+    }
+
+    /// `sans` as moves of `board`, in turn from the record's position.
+    fn parse(&self, board: BoardId, sans: &[String]) -> Result<Vec<Move>, ResumeRefused> {
+        let mut pos = self.shown.board(board).clone();
+        let mut moves = Vec::with_capacity(sans.len());
+        for (i, text) in sans.iter().enumerate() {
+            let san = San::from_str(text.trim())
+                .map_err(|e| ResumeRefused(format!("move {} ({text:?}) is not SAN: {e}", i + 1)))?;
+            let side: Color = pos.turn();
+            let mv = san.to_move_for(&pos, side).map_err(|e| {
+                ResumeRefused(format!(
+                    "move {} ({text}) does not fit board {board}'s position: {e}",
+                    i + 1
+                ))
+            })?;
+            if !pos.classify(&mv).is_legal() {
+                return Err(ResumeRefused(format!(
+                    "move {} ({text}) is not legal on board {board} there",
+                    i + 1
+                )));
+            }
+            let mv = pos.normalize(&mv);
+            pos.play(&mv);
+            moves.push(mv);
+        }
+        Ok(moves)
+    }
+
+    /// The arbiter replaced the record's `ply`-th move of `board` (0: its first) by `mv`:
+    /// when it is the same move with another kind (a drop's piece, a promotion's), the
+    /// reading takes that kind for its piece of open kind, and the record it hands on
+    /// from carries it.
+    pub fn replaced(&mut self, board: BoardId, ply: usize, mv: Move) {
+        let Some(i) = self
+            .handed
+            .iter()
+            .enumerate()
+            .filter(|(_, (b, _, _))| *b == board)
+            .nth(ply)
+            .map(|(i, _)| i)
+        else {
+            return;
+        };
+        let (_, old, at) = self.handed[i];
+        let role: Option<Role> = match (old, mv) {
+            (Move::Drop { to, .. }, Move::Drop { piece, to: t2 }) if to == t2 => Some(piece.role),
+            (
+                Move::Normal {
+                    from,
+                    to,
+                    promotion: Some(_),
+                    ..
+                },
+                Move::Normal {
+                    from: f2,
+                    to: t2,
+                    promotion: Some(p),
+                    ..
+                },
+            ) if (from, to) == (f2, t2) => Some(p),
+            _ => None,
+        };
+        let Some(role) = role else {
+            return;
+        };
+        // The reading's piece of open kind from that move, if it is still open (the
+        // record has the arbiter's correction already).
+        let _ = self.inf.adopt_kind(board, at, role);
+        self.handed[i].1 = mv;
+        let mut shown = self.start.clone();
+        for (b, m, at) in &self.handed {
+            shown.play(*b, m, *at);
+        }
+        self.shown = shown;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::notation::parse_bfen;
+    use crate::rules::{BughouseGame, Piece, RulesetName, Square};
+
+    fn sq(s: &str) -> Square {
+        s.parse().expect("square")
+    }
+
+    /// A table whose board A has White holding a knight and a bishop.
+    fn feed() -> OccupancyFeed {
+        let rules = RulesetName::Fide.ruleset();
+        let boards = parse_bfen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/NB w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            rules,
+        )
+        .expect("bfen");
+        let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        OccupancyFeed::new(game, rules, 800)
+    }
+
+    /// Board A's occupancy, changed square by square and fed.
+    struct Board {
+        occ: u64,
+        t: u64,
+    }
+
+    impl Board {
+        fn of(feed: &OccupancyFeed) -> Board {
+            Board {
+                occ: feed.shown.board(BoardId::A).board().occupied().0,
+                t: 0,
+            }
+        }
+
+        fn set(
+            &mut self,
+            feed: &mut OccupancyFeed,
+            s: &str,
+            on: bool,
+        ) -> (Vec<Handed>, Vec<Inference>) {
+            let bit = 1u64 << sq(s).index();
+            self.occ = if on { self.occ | bit } else { self.occ & !bit };
+            self.t += 500;
+            feed.feed(BoardId::A, self.t, self.occ)
+        }
+    }
+
+    #[test]
+    fn the_kind_the_arbiter_gives_a_dropped_piece_is_the_readings_too() {
+        let mut feed = feed();
+        let mut board = Board::of(&feed);
+        board.set(&mut feed, "e3", true);
+        board.set(&mut feed, "e7", false);
+        board.set(&mut feed, "e6", true);
+        assert_eq!(
+            feed.inf.open_kinds(BoardId::A).len(),
+            1,
+            "a knight or a bishop"
+        );
+        let bishop = Move::Drop {
+            piece: Piece {
+                color: Color::White,
+                role: Role::Bishop,
+            },
+            to: sq("e3"),
+        };
+        feed.replaced(BoardId::A, 0, bishop);
+        assert!(feed.inf.open_kinds(BoardId::A).is_empty());
+        assert_eq!(
+            feed.shown.board(BoardId::A).board().piece_at(sq("e3")),
+            Some(Piece {
+                color: Color::White,
+                role: Role::Bishop
+            })
+        );
+        // Its next move is read as a bishop's, with no doubt left.
+        board.set(&mut feed, "e3", false);
+        let (events, alerts) = board.set(&mut feed, "b6", true);
+        let (more, more_alerts) = feed.tick(board.t + 4_000);
+        assert!(
+            alerts.is_empty() && more_alerts.is_empty(),
+            "{alerts:?} {more_alerts:?}"
+        );
+        assert!(
+            events.iter().chain(&more).any(|e| matches!(
+                e,
+                Handed::Event(_, crate::infer::SensorEvent::Square { sq: s, piece: Some(p), .. })
+                    if *s == sq("b6") && p.role == Role::Bishop
+            )),
+            "{events:?} {more:?}"
+        );
+    }
+
+    #[test]
+    fn a_fill_is_refused_for_a_board_that_needs_none() {
+        let mut feed = feed();
+        let refused = feed.fill(BoardId::A, &["e4".to_owned()], 1_000);
+        assert!(refused.is_err(), "no occupancy snapshot yet");
+        let occ = feed.shown.board(BoardId::A).board().occupied().0;
+        feed.feed(BoardId::A, 1_000, occ);
+        let refused = feed
+            .fill(BoardId::A, &["e4".to_owned()], 2_000)
+            .expect_err("all recorded");
+        assert!(refused.0.contains("all recorded"), "{refused}");
+    }
+}

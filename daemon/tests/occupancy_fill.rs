@@ -1,0 +1,178 @@
+//! The arbiter takes up an occupancy-only board (Sentio) that stalled, through the whole
+//! pipeline: a journal (an occupancy trace with the arbiter's `fill` line in it) replayed
+//! into the record, as a restarted daemon replays it.
+//!
+//! On board A, White's knight takes on d5 with its victim lifted first and Black drops a
+//! pawn where it stood: the board is back as it was, which also reads as both pieces put
+//! back, so the board stalls. White plays on (Nf3) while the arbiter walks over and enters
+//! `Nxd5 P@c3`; the board's readings since are read again (Nf3), and Black's next move
+//! (e5) is taken as any.
+
+use bugbridge::cli::replay::replay_text;
+use bugbridge::infer::{AlertCode, Inference};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Ruleset, Square};
+use bugbridge::sensor::wire_board_id;
+use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
+
+/// Square changes, in time order: (t, board, square, occupied after).
+const PLAY: [(u64, BoardId, &str, bool); 24] = [
+    // B: 1. e4 d5 2. exd5 (the pawn goes to Black on A).
+    (1_000, BoardId::B, "e2", false),
+    (1_300, BoardId::B, "e4", true),
+    (2_000, BoardId::B, "d7", false),
+    (2_300, BoardId::B, "d5", true),
+    (3_000, BoardId::B, "d5", false),
+    (3_200, BoardId::B, "e4", false),
+    (3_400, BoardId::B, "d5", true),
+    // A: 1. Nc3 d5
+    (4_000, BoardId::A, "b1", false),
+    (4_300, BoardId::A, "c3", true),
+    (5_000, BoardId::A, "d7", false),
+    (5_300, BoardId::A, "d5", true),
+    // A: 2. Nxd5 (victim first) P@c3: the board is back as it was.
+    (7_000, BoardId::A, "d5", false),
+    (7_200, BoardId::A, "c3", false),
+    (7_400, BoardId::A, "d5", true),
+    (8_000, BoardId::A, "c3", true),
+    // A: 3. Nf3, while the arbiter walks over.
+    (10_000, BoardId::A, "g1", false),
+    (10_300, BoardId::A, "f3", true),
+    // B goes on: 2... Qxd5 (victim first).
+    (11_000, BoardId::B, "d5", false),
+    (11_200, BoardId::B, "d8", false),
+    (11_400, BoardId::B, "d5", true),
+    // The arbiter's entry comes at 25 s (below); A: 3... e5 after it.
+    (30_000, BoardId::A, "e7", false),
+    (30_300, BoardId::A, "e5", true),
+    // B: 3. Nc3
+    (31_000, BoardId::B, "b1", false),
+    (31_300, BoardId::B, "c3", true),
+];
+
+const FILL_AT: u64 = 25_000;
+
+fn trace() -> String {
+    let start = BughouseGame::new(Ruleset::default());
+    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
+    let mut lines = Vec::new();
+    let occupancy = |t: u64, board: BoardId, occ: u64| TraceLine {
+        t,
+        event: TraceEvent::Occupancy {
+            board: wire_board_id(board),
+            occupied: Occupancy(occ),
+        },
+    };
+    for b in BoardId::ALL {
+        lines.push(line_to_string(&occupancy(0, b, occ[b])));
+    }
+    let mut filled = false;
+    for (t, board, sq, on) in PLAY {
+        if t > FILL_AT && !filled {
+            filled = true;
+            lines.push(format!(
+                r#"{{"t":{FILL_AT},"ev":"operator","board":"A","action":"fill","moves":["Nxd5","P@c3"]}}"#
+            ));
+        }
+        let bit = 1u64 << sq.parse::<Square>().expect("square").index();
+        occ[board] = if on {
+            occ[board] | bit
+        } else {
+            occ[board] & !bit
+        };
+        lines.push(line_to_string(&occupancy(t, board, occ[board])));
+    }
+    lines.join("\n") + "\n"
+}
+
+fn sans(replayed: &bugbridge::cli::replay::Replayed, board: BoardId) -> Vec<String> {
+    replayed
+        .game
+        .record()
+        .iter()
+        .filter(|e| e.board == board)
+        .map(|e| e.san.clone())
+        .collect()
+}
+
+#[test]
+fn the_arbiters_fill_takes_a_stalled_sentio_board_up_again_in_the_record() {
+    let replayed = replay_text(&trace(), None).expect("the trace replays");
+    assert_eq!(
+        sans(&replayed, BoardId::A),
+        ["Nc3", "d5", "Nxd5", "P@c3", "Nf3", "e5"],
+        "{:#?}",
+        replayed.decisions
+    );
+    assert_eq!(
+        sans(&replayed, BoardId::B),
+        ["e4", "d5", "exd5", "Qxd5", "Nc3"]
+    );
+    let stalls = replayed
+        .decisions
+        .iter()
+        .filter(|d| matches!(d, Inference::Alert(a) if a.code == AlertCode::OccupancyStalled))
+        .count();
+    assert_eq!(
+        stalls, 1,
+        "the stall is said once: {:#?}",
+        replayed.decisions
+    );
+    // What other programs read of it is the game.
+    let bpgn = replayed.game.bpgn();
+    let parsed = bugbridge::rules::notation::bpgn::parse_bpgn(&bpgn)
+        .unwrap_or_else(|e| panic!("{e}:\n{bpgn}"));
+    assert_eq!(parsed[0].moves.len(), 11, "{bpgn}");
+}
+
+#[test]
+fn without_the_arbiters_fill_the_stalled_board_records_nothing_more() {
+    let text: String = trace()
+        .lines()
+        .filter(|l| !l.contains(r#""ev":"operator""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let replayed = replay_text(&text, None).expect("the trace replays");
+    assert_eq!(sans(&replayed, BoardId::A), ["Nc3", "d5"]);
+}
+
+#[test]
+fn a_fill_that_does_not_fit_is_refused_and_the_board_stays_stalled() {
+    // The queen cannot pass the pawn on d2.
+    let text = trace().replace(r#"["Nxd5","P@c3"]"#, r#"["Qxd5"]"#);
+    let replayed = replay_text(&text, None).expect("the trace replays");
+    assert_eq!(sans(&replayed, BoardId::A), ["Nc3", "d5"]);
+}
+
+#[test]
+fn the_arbiters_fill_is_checked_against_the_boards_reading_before_it_is_journaled() {
+    use bugbridge::infer::OperatorAction;
+    let before: String = trace()
+        .lines()
+        .take_while(|l| !l.contains(r#""ev":"operator""#))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let replayed = replay_text(&before, None).expect("the trace replays");
+    let fill = |board, moves: &[&str]| OperatorAction::Fill {
+        board,
+        moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+    };
+    let game = &replayed.game;
+    assert_eq!(
+        game.check_action(FILL_AT, &fill(BoardId::A, &["Nxd5", "P@c3"])),
+        Ok(())
+    );
+    let refused = game
+        .check_action(FILL_AT, &fill(BoardId::A, &["Qxd5"]))
+        .expect_err("the queen cannot pass d2");
+    assert_eq!(refused.field, "moves");
+    let refused = game
+        .check_action(FILL_AT, &fill(BoardId::B, &["Nc3"]))
+        .expect_err("board B needs nothing");
+    assert!(
+        refused.message.contains("all recorded"),
+        "{}",
+        refused.message
+    );
+    // Checking changed nothing: the board is still stalled and the record as it was.
+    assert_eq!(sans(&replayed, BoardId::A), ["Nc3", "d5"]);
+}

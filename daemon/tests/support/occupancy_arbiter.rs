@@ -1,0 +1,251 @@
+//! An arbiter at a table of occupancy-only boards, for the round trips (`#[path]`-included):
+//! told as the daemon tells him (a board that stalls at once, a board showing what no move
+//! explains once it has done so for `STILL_WAIT_MS`), he walks over and, `ARBITER_DELAY_MS`
+//! later, enters the board's moves since its last recorded one up to the alert, as he saw
+//! them (the game's moves pressed by then, at least one). The inference then reads the
+//! board's snapshots since again ([`OccupancyInference::resume`]).
+
+use bugbridge::infer::SensorEvent;
+use bugbridge::infer::occupancy::{
+    KindNote, OccupancyInference, OccupancyMove, STILL_WAIT_MS, SnapshotLog,
+};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move};
+
+use crate::occupancy_judge::settle;
+
+/// How long after the alert the arbiter enters the moves (ms): he walks over, looks, types.
+pub(crate) const ARBITER_DELAY_MS: u64 = 15_000;
+
+/// When each board's clock was pressed in a simulated trace: every change of the side
+/// whose time runs.
+pub(crate) fn presses(trace: &[(u64, SensorEvent)]) -> ByBoard<Vec<u64>> {
+    let mut out: ByBoard<Vec<u64>> = ByBoard::new_with(|_| Vec::new());
+    let mut running: ByBoard<Option<Option<bugbridge::rules::Color>>> = ByBoard::new_with(|_| None);
+    for (t, ev) in trace {
+        if let SensorEvent::Clock {
+            board, running: r, ..
+        } = ev
+        {
+            if running[*board].is_some_and(|before| before != *r) {
+                out[*board].push(*t);
+            }
+            running[*board] = Some(*r);
+        }
+    }
+    out
+}
+
+/// The arbiter of one game.
+pub(crate) struct Arbiter {
+    start: BughouseGame,
+    /// Each board's moves in the game, in order, and when each was pressed.
+    truth: ByBoard<Vec<Move>>,
+    pressed: ByBoard<Vec<u64>>,
+    /// Since when each board has shown what no move explains, as far as the snapshots
+    /// tell.
+    waiting_since: ByBoard<Option<u64>>,
+    /// When each board's alert came, while the arbiter is on his way.
+    alerted: ByBoard<Option<u64>>,
+    /// The moves he entered, by board and time (each judged as the game's).
+    pub(crate) entered: Vec<(BoardId, u64)>,
+    /// Entries the inference refused (the record holds a placeholder the game's move does
+    /// not fit, say).
+    pub(crate) refused: usize,
+}
+
+impl Arbiter {
+    pub(crate) fn new(
+        start: &BughouseGame,
+        moves: impl IntoIterator<Item = (BoardId, Move)>,
+        pressed: ByBoard<Vec<u64>>,
+    ) -> Arbiter {
+        let mut truth: ByBoard<Vec<Move>> = ByBoard::new_with(|_| Vec::new());
+        for (b, m) in moves {
+            truth[b].push(m);
+        }
+        Arbiter {
+            start: start.clone(),
+            truth,
+            pressed,
+            waiting_since: ByBoard::default(),
+            alerted: ByBoard::default(),
+            entered: Vec::new(),
+            refused: 0,
+        }
+    }
+
+    /// Time `t` has come (before the snapshot at `t` is read): the alerts the daemon
+    /// would have given by now are noted, and the arbiter enters the moves of a board whose
+    /// alert came `ARBITER_DELAY_MS` ago. `decided` is the record so far; the moves he
+    /// enters and those the inference reads again go to it.
+    pub(crate) fn at(
+        &mut self,
+        inf: &mut OccupancyInference,
+        log: &mut SnapshotLog,
+        t: u64,
+        decided: &mut Vec<OccupancyMove>,
+        debug: bool,
+    ) {
+        for b in BoardId::ALL {
+            if inf.waiting(b).is_some() {
+                self.waiting_since[b].get_or_insert(t);
+            } else {
+                self.waiting_since[b] = None;
+            }
+            let alert = inf.stalled(b).is_some()
+                || self.waiting_since[b].is_some_and(|since| t >= since + STILL_WAIT_MS);
+            if alert && self.alerted[b].is_none() {
+                self.alerted[b] = Some(t);
+            }
+            let Some(alerted) = self.alerted[b] else {
+                continue;
+            };
+            if t < alerted + ARBITER_DELAY_MS {
+                continue;
+            }
+            self.alerted[b] = None;
+            self.waiting_since[b] = None;
+            if !inf.needs_arbiter(b) {
+                continue;
+            }
+            if self.enter(inf, log, b, alerted, t, decided, debug) == Entry::HandShort
+                && inf.needs_arbiter(b.other())
+            {
+                // A drop from a hand the other board's record has not filled yet: he
+                // enters that board's moves first.
+                self.enter(inf, log, b.other(), t, t, decided, debug);
+                self.enter(inf, log, b, alerted, t, decided, debug);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enter(
+        &mut self,
+        inf: &mut OccupancyInference,
+        log: &mut SnapshotLog,
+        b: BoardId,
+        alerted: u64,
+        t: u64,
+        decided: &mut Vec<OccupancyMove>,
+        debug: bool,
+    ) -> Entry {
+        let done = decided.iter().filter(|m| m.board == b).count();
+        if debug {
+            let mine: Vec<String> = decided
+                .iter()
+                .filter(|m| m.board == b)
+                .map(|m| format!("{}:{:?}", m.t, m.mv))
+                .collect();
+            println!("    arbiter {b} record: {}", mine.join(" "));
+        }
+        // He says first what the pieces of open kind on the board were when dropped or
+        // promoted.
+        if debug {
+            println!("    arbiter {b} open kinds {:?}", inf.open_kinds(b));
+        }
+        let mut told = Vec::new();
+        while let Some((_, at, _)) = inf
+            .open_kinds(b)
+            .into_iter()
+            .find(|(_, at, _)| !told.contains(at))
+        {
+            told.push(at);
+            let mine: Vec<&OccupancyMove> = decided.iter().filter(|m| m.board == b).collect();
+            let ply = mine.iter().rposition(|m| m.t == at);
+            let role = match ply.and_then(|i| self.truth[b].get(i)) {
+                Some(Move::Drop { piece, .. }) => piece.role,
+                Some(Move::Normal {
+                    promotion: Some(p), ..
+                }) => *p,
+                _ => continue,
+            };
+            let said = inf.settle_kind(b, at, role);
+            if debug {
+                println!("    arbiter {b} says the piece of {at} is a {role:?}: {said:?}");
+            }
+        }
+        settle(inf, decided, &mut Vec::new(), debug);
+        let mut record = self.start.clone();
+        for m in decided.iter() {
+            record.play(m.board, &m.mv, m.t);
+        }
+        let seen = self.pressed[b].iter().filter(|&&p| p <= alerted).count();
+        let upto = seen.max(done + 1).min(self.truth[b].len());
+        if upto <= done {
+            return Entry::Nothing;
+        }
+        // The moves as the record's position has them (a placeholder kind stays its own).
+        let mut pos = record.board(b).clone();
+        let mut moves = Vec::new();
+        for want in &self.truth[b][done..upto] {
+            let Some(mv) = pos
+                .legal_moves()
+                .into_iter()
+                .find(|m| same_squares(m, want))
+            else {
+                if debug {
+                    println!(
+                        "    arbiter {b}: {want:?} does not fit the record {}",
+                        bugbridge::rules::notation::bfen::write_board_fen(&pos, None)
+                    );
+                }
+                self.refused += 1;
+                return if want.is_drop() {
+                    Entry::HandShort
+                } else {
+                    Entry::Refused
+                };
+            };
+            pos.play(&mv);
+            moves.push(mv);
+        }
+        match inf.resume(b, &record, &moves, log, t) {
+            Ok(read) => {
+                if debug {
+                    println!("    arbiter {b} enters {moves:?}, then read again {read:?}");
+                }
+                for want in &self.truth[b][done..upto] {
+                    decided.push(OccupancyMove {
+                        board: b,
+                        t,
+                        mv: *want,
+                        note: KindNote::Exact,
+                    });
+                    self.entered.push((b, t));
+                }
+                for m in &read {
+                    log.handed_on(m.board, m.t);
+                }
+                decided.extend(read);
+                Entry::Done
+            }
+            Err(why) => {
+                if debug {
+                    println!("    arbiter {b} refused: {why}");
+                }
+                self.refused += 1;
+                Entry::Refused
+            }
+        }
+    }
+}
+
+/// How an entry went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    Done,
+    Nothing,
+    Refused,
+    /// A drop of a piece the record's hand does not hold.
+    HandShort,
+}
+
+/// Whether `m` (in the record's position) is the game's move `want` by its squares, and
+/// kind for a drop or a promotion (the arbiter says those).
+fn same_squares(m: &Move, want: &Move) -> bool {
+    match (m, want) {
+        (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
+        _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
+    }
+}
