@@ -18,6 +18,8 @@
 //! only that trace and prints its occupancy changes, decisions, each board's hands and what
 //! it stalls or waits on after each change, and the game's moves.
 
+#[path = "support/occupancy_arbiter.rs"]
+mod occupancy_arbiter;
 #[path = "support/occupancy_judge.rs"]
 mod occupancy_judge;
 
@@ -28,9 +30,8 @@ use bugbridge::rules::notation::bpgn::{parse_bpgn, replay as replay_bpgn};
 use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move, Role, RulesetName};
 use bugbridge::sensor::{board as sensor_board, board_id};
 use bugbridge_drivers::trace::{TraceEvent, TraceLine, parse_trace};
-use occupancy_judge::{
-    BoardVerdict, Tally, judge_board, occupancy_trace, read_snapshot, record_against, settle,
-};
+use occupancy_arbiter::{Arbiter, Read};
+use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against};
 
 fn shared() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/outside-traces")
@@ -190,18 +191,35 @@ impl Outside {
     }
 }
 
-/// One trace through the inference, judged; returns the moves its boards should have
-/// decided.
-fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
+/// One trace through the inference (with the arbiter the daemon alerts, when
+/// `with_arbiter`: see `support/occupancy_arbiter.rs`), judged; returns the moves its boards
+/// should have decided.
+fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally, with_arbiter: bool) -> usize {
     let o = Outside::load(trace, bpgn);
     let (moves, pressed, cut, start) = (&o.moves, &o.pressed, o.cut, &o.start);
     let mut inf = OccupancyInference::from_game(start.clone(), o.ruleset.ruleset());
     let debug = std::env::var("OCC_DEBUG").is_ok_and(|d| d == name);
     let (mut decided, mut settled) = (Vec::new(), Vec::new());
-    let mut before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
-    for snapshot in occupancy_before(&o.lines, start, cut) {
-        read_snapshot(&mut inf, &mut before, snapshot, &mut decided, debug);
-        settle(&mut inf, &mut decided, &mut settled, debug);
+    let before: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
+    let mut arbiter =
+        with_arbiter.then(|| Arbiter::new(start, moves.iter().copied(), pressed.clone()));
+    let mut reading = Read {
+        inf: &mut inf,
+        decided: &mut decided,
+        settled: &mut settled,
+        debug,
+    };
+    // The trace stops being a Sentio table's at the cut: nothing comes after it.
+    reading.all(
+        before,
+        occupancy_before(&o.lines, start, cut),
+        arbiter.as_mut(),
+        false,
+    );
+    if let Some(arbiter) = &arbiter {
+        tally.entered += arbiter.entered.len();
+        tally.refused_entries += arbiter.refused;
+        tally.games_entered += usize::from(!arbiter.entered.is_empty());
     }
     if debug {
         for (i, (b, m)) in moves.iter().enumerate() {
@@ -235,6 +253,19 @@ fn run(name: &str, trace: &Path, bpgn: &Path, tally: &mut Tally) -> usize {
 
 #[test]
 fn outside_traces_as_occupancy_no_wrong_move() {
+    all_traces(false, 60);
+}
+
+/// With the arbiter the daemon alerts, entering the moves of a board that stalled or waits:
+/// its snapshots since are read again from his moves.
+#[test]
+fn outside_traces_as_occupancy_with_the_arbiter_no_wrong_move() {
+    all_traces(true, 75);
+}
+
+/// Every outside trace, judged: no wrong move, and at least `percent` of the moves pressed
+/// before the cuts recorded.
+fn all_traces(with_arbiter: bool, percent: usize) {
     let mut tally = Tally::default();
     let (mut files, mut expected) = (0, 0);
     for family in ["outage", "koedem"] {
@@ -243,12 +274,19 @@ fn outside_traces_as_occupancy_no_wrong_move() {
                 continue;
             }
             files += 1;
-            expected += run(&name, &trace, &bpgn, &mut tally);
+            expected += run(&name, &trace, &bpgn, &mut tally, with_arbiter);
         }
     }
+    let with = if with_arbiter {
+        ", with the arbiter"
+    } else {
+        ""
+    };
     println!(
         "{}; {expected} moves pressed before the cuts, {:.1} % recorded",
-        tally.line(&format!("outside traces as occupancy ({files} traces)")),
+        tally.line(&format!(
+            "outside traces as occupancy ({files} traces){with}"
+        )),
         100.0 * tally.moves as f64 / expected.max(1) as f64
     );
     if std::env::var("OCC_DEBUG").is_ok() {
@@ -261,7 +299,7 @@ fn outside_traces_as_occupancy_no_wrong_move() {
         tally.wrong.join("\n")
     );
     assert!(
-        tally.moves * 100 >= expected * 60,
+        tally.moves * 100 >= expected * percent,
         "{} of {expected} moves recorded",
         tally.moves
     );

@@ -31,12 +31,10 @@ mod occupancy_judge;
 
 use corpus::real_games;
 use occupancy::{occupancy_of, occupancy_snapshots};
-use occupancy_arbiter::{Arbiter, presses};
-use occupancy_judge::{
-    BoardVerdict, Tally, judge_board, occupancy_trace, read_snapshot, record_against, settle,
-};
+use occupancy_arbiter::{Arbiter, Read};
+use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
 
-use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove, SnapshotLog};
+use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, random_game, simulate};
 
@@ -58,6 +56,25 @@ impl Reading {
     }
 }
 
+/// When each board's clock was pressed in a simulated trace: every change of the side
+/// whose time runs.
+fn presses(trace: &[(u64, bugbridge::infer::SensorEvent)]) -> ByBoard<Vec<u64>> {
+    let mut out: ByBoard<Vec<u64>> = ByBoard::new_with(|_| Vec::new());
+    let mut running: ByBoard<Option<Option<bugbridge::rules::Color>>> = ByBoard::new_with(|_| None);
+    for (t, ev) in trace {
+        if let bugbridge::infer::SensorEvent::Clock {
+            board, running: r, ..
+        } = ev
+        {
+            if running[*board].is_some_and(|before| before != *r) {
+                out[*board].push(*t);
+            }
+            running[*board] = Some(*r);
+        }
+    }
+    out
+}
+
 fn run_one(game: &SimGame, profile: Profile, seed: u64, tally: &mut Tally, name: &str) {
     run_read(game, profile, seed, tally, name, Reading::Alone);
 }
@@ -75,7 +92,7 @@ fn run_read(
         return;
     }
     let mut inf = OccupancyInference::from_game(game.start.clone(), Ruleset::default());
-    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
+    let occ: ByBoard<u64> = ByBoard::new_with(|b| game.start.board(b).board().occupied().0);
     let mut decided = Vec::new();
     let mut settled = Vec::new();
     let trace = simulate(game, profile, seed);
@@ -87,44 +104,13 @@ fn run_read(
         )
     });
     let snapshots = occupancy_of(game, trace);
-    let end = snapshots.last().map_or(0, |s| s.0);
-    // The arbiter may come after the last snapshot: the table rests meanwhile.
-    let with_arbiter = arbiter.is_some();
-    let rests = (1..=4)
-        .filter(|_| with_arbiter)
-        .map(|k| (end + k * 10_000, None));
-    // Each board's snapshots since its last move recorded, for the arbiter's entries.
-    let mut log = SnapshotLog::default();
-    let mut recorded = 0;
-    for (t, snapshot) in snapshots.into_iter().map(|s| (s.0, Some(s))).chain(rests) {
-        if let Some(arbiter) = &mut arbiter {
-            let rested = inf.commit_at_rest(t.saturating_sub(1));
-            if debug {
-                for m in &rested {
-                    println!(
-                        "    => {} {:?} {:?} (rested before the arbiter) t={}",
-                        m.board, m.mv, m.note, m.t
-                    );
-                }
-            }
-            decided.extend(rested);
-            for m in &decided[recorded..] {
-                log.handed_on(m.board, m.t);
-            }
-            // What he enters and what is read again keep the log themselves.
-            arbiter.at(&mut inf, &mut log, t, &mut decided, debug);
-            recorded = decided.len();
-        }
-        if let Some(snapshot) = snapshot {
-            log.push(snapshot.1, snapshot.0, snapshot.2);
-            read_snapshot(&mut inf, &mut occ, snapshot, &mut decided, debug);
-        }
-        settle(&mut inf, &mut decided, &mut settled, debug);
-        for m in &decided[recorded..] {
-            log.handed_on(m.board, m.t);
-        }
-        recorded = decided.len();
-    }
+    let mut reading = Read {
+        inf: &mut inf,
+        decided: &mut decided,
+        settled: &mut settled,
+        debug,
+    };
+    reading.all(occ, snapshots, arbiter.as_mut(), true);
     if let Some(arbiter) = &arbiter {
         tally.entered += arbiter.entered.len();
         tally.refused_entries += arbiter.refused;

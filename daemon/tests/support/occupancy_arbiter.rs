@@ -5,35 +5,15 @@
 //! them (the game's moves pressed by then, at least one). The inference then reads the
 //! board's snapshots since again ([`OccupancyInference::resume`]).
 
-use bugbridge::infer::SensorEvent;
 use bugbridge::infer::occupancy::{
     KindNote, OccupancyInference, OccupancyMove, STILL_WAIT_MS, SnapshotLog,
 };
 use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move};
 
-use crate::occupancy_judge::settle;
+use crate::occupancy_judge::{read_snapshot, settle};
 
 /// How long after the alert the arbiter enters the moves (ms): he walks over, looks, types.
 pub(crate) const ARBITER_DELAY_MS: u64 = 15_000;
-
-/// When each board's clock was pressed in a simulated trace: every change of the side
-/// whose time runs.
-pub(crate) fn presses(trace: &[(u64, SensorEvent)]) -> ByBoard<Vec<u64>> {
-    let mut out: ByBoard<Vec<u64>> = ByBoard::new_with(|_| Vec::new());
-    let mut running: ByBoard<Option<Option<bugbridge::rules::Color>>> = ByBoard::new_with(|_| None);
-    for (t, ev) in trace {
-        if let SensorEvent::Clock {
-            board, running: r, ..
-        } = ev
-        {
-            if running[*board].is_some_and(|before| before != *r) {
-                out[*board].push(*t);
-            }
-            running[*board] = Some(*r);
-        }
-    }
-    out
-}
 
 /// The arbiter of one game.
 pub(crate) struct Arbiter {
@@ -247,5 +227,64 @@ fn same_squares(m: &Move, want: &Move) -> bool {
     match (m, want) {
         (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
         _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
+    }
+}
+
+/// A game's snapshots read as the daemon reads them, with the arbiter when there is one.
+pub(crate) struct Read<'a> {
+    pub(crate) inf: &'a mut OccupancyInference,
+    /// The moves decided (and entered), in the order they were handed on.
+    pub(crate) decided: &'a mut Vec<OccupancyMove>,
+    /// The moves whose kind a later move settled (see `settle`).
+    pub(crate) settled: &'a mut Vec<(BoardId, u64)>,
+    pub(crate) debug: bool,
+}
+
+impl Read<'_> {
+    /// Reads `snapshots` (`shown`: each board's occupancy before them): the daemon's clock
+    /// ticks between them, and the arbiter, told as the daemon tells him, enters moves;
+    /// with `rest_after`, the table rests 40 s after the last (he may come then).
+    pub(crate) fn all(
+        &mut self,
+        mut shown: ByBoard<u64>,
+        snapshots: Vec<(u64, BoardId, u64)>,
+        mut arbiter: Option<&mut Arbiter>,
+        rest_after: bool,
+    ) {
+        let end = snapshots.last().map_or(0, |s| s.0);
+        let rest = rest_after && arbiter.is_some();
+        let rests = (1..=4).filter(|_| rest).map(|k| (end + k * 10_000, None));
+        // Each board's snapshots since its last move recorded, for the arbiter's entries.
+        let mut log = SnapshotLog::default();
+        let mut recorded = 0;
+        for (t, snapshot) in snapshots.into_iter().map(|s| (s.0, Some(s))).chain(rests) {
+            if let Some(arbiter) = arbiter.as_deref_mut() {
+                let rested = self.inf.commit_at_rest(t.saturating_sub(1));
+                if self.debug {
+                    for m in &rested {
+                        println!(
+                            "    => {} {:?} {:?} (rested before the arbiter) t={}",
+                            m.board, m.mv, m.note, m.t
+                        );
+                    }
+                }
+                self.decided.extend(rested);
+                for m in &self.decided[recorded..] {
+                    log.handed_on(m.board, m.t);
+                }
+                // What he enters and what is read again keep the log themselves.
+                arbiter.at(self.inf, &mut log, t, self.decided, self.debug);
+                recorded = self.decided.len();
+            }
+            if let Some(snapshot) = snapshot {
+                log.push(snapshot.1, snapshot.0, snapshot.2);
+                read_snapshot(self.inf, &mut shown, snapshot, self.decided, self.debug);
+            }
+            settle(self.inf, self.decided, self.settled, self.debug);
+            for m in &self.decided[recorded..] {
+                log.handed_on(m.board, m.t);
+            }
+            recorded = self.decided.len();
+        }
     }
 }
