@@ -5,22 +5,26 @@
 //! taken from such a board until someone who saw the game says what happened: the arbiter
 //! enters the board's moves since the last one handed on (see
 //! [`OccupancyInference::resume`]). The board's reading then starts again from the position
-//! after them, and its snapshots since are read again from where the board first showed
-//! that position, so the moves played while the arbiter walked over are taken as any.
+//! after them, and its snapshots since are read again from where the board showed that
+//! position, so the moves played while the arbiter walked over are taken as any; where it
+//! showed it at several moments whose readings differ, the board stalls until the arbiter
+//! enters its moves up to the position it shows.
 //!
-//! The snapshots are kept from the last move handed on ([`OccupancyInference::handed_on`]),
-//! at most [`HISTORY_MAX`] of them.
+//! The snapshots are kept from the last move handed on ([`SnapshotLog`]), at most
+//! [`HISTORY_MAX`] a board.
 
 use crate::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Role, Square};
 
 use super::{KindNote, OccupancyInference, OccupancyMove, Watch};
 
 /// The most snapshots of a board kept to read again (about an hour of a board that never
-/// settles): older ones are dropped, and the reading then starts from the board as it is.
+/// settles): the older half is dropped (where the arbiter's moves were shown before that,
+/// the board waits for his moves up to now).
 pub(super) const HISTORY_MAX: usize = 20_000;
 
 /// The most times the board may have shown the position after the arbiter's moves for its
-/// snapshots to be read from each (see `read_again`): more, and it is read from now.
+/// snapshots to be read from each (see `read_again`): more, and it waits for his moves up
+/// to now.
 const READINGS_MAX: usize = 8;
 
 /// The arbiter's moves for a board: `moves` of `board` from the record's position
