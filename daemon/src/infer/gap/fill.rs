@@ -5,10 +5,8 @@
 //! alert). Either way a correction tells viewers that the record changed. A list that is
 //! not a legal sequence from the position before the gap changes nothing.
 
-use std::str::FromStr;
-
-use crate::rules::notation::San;
-use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece, Position};
+use crate::rules::notation::legal_sequence;
+use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Piece};
 
 use super::super::Inferrer;
 use super::super::board_track::PendingPress;
@@ -43,7 +41,7 @@ impl Inferrer {
         moves: &[String],
         out: &mut Vec<Inference>,
     ) {
-        let Some(seq) = parse_sequence(self.game.board(board).clone(), moves) else {
+        let Ok(seq) = legal_sequence(self.game.board(board).clone(), moves) else {
             return;
         };
         let track = &self.tracks[board];
@@ -126,7 +124,7 @@ impl Inferrer {
         for e in &self.record[..first] {
             game.play_classified(e.board, &e.mv, e.legality, e.t);
         }
-        let Some(seq) = parse_sequence(game.board(board).clone(), moves) else {
+        let Ok(seq) = legal_sequence(game.board(board).clone(), moves) else {
             return;
         };
         self.switch_gap_sequence(t, board, &seq, out);
@@ -359,20 +357,4 @@ fn closest_first(chosen: &[Move], alternatives: &mut [Vec<Move>]) {
     alternatives.sort_by_key(|a| {
         a.iter().zip(chosen).filter(|(x, y)| x != y).count() + a.len().abs_diff(chosen.len())
     });
-}
-
-/// The moves of `sans` played in turn from `pos`, when every one is legal.
-fn parse_sequence(mut pos: Position, sans: &[String]) -> Option<Vec<Move>> {
-    let mut seq = Vec::with_capacity(sans.len());
-    for text in sans {
-        let san = San::from_str(text.trim()).ok()?;
-        let mv = san.to_move_for(&pos, pos.turn()).ok()?;
-        if !pos.classify(&mv).is_legal() {
-            return None;
-        }
-        let mv = pos.normalize(&mv);
-        pos.play(&mv);
-        seq.push(mv);
-    }
-    Some(seq)
 }

@@ -311,17 +311,24 @@ impl OccupancyFeed {
             .iter()
             .filter(|(b, _, _)| *b == r.board)
             .count();
-        let mut shown = self.start.clone();
-        for (b, m, at) in &self.handed {
-            shown.play(*b, m, *at);
-        }
-        self.shown = shown;
+        self.replay_handed();
         events.push(Handed::Settled {
             t,
             board: r.board,
             ply,
             mv,
         });
+    }
+}
+
+impl OccupancyFeed {
+    /// The game as handed on, played again from the start (a move handed on was corrected).
+    fn replay_handed(&mut self) {
+        let mut shown = self.start.clone();
+        for (b, m, at) in &self.handed {
+            shown.play(*b, m, *at);
+        }
+        self.shown = shown;
     }
 }
 

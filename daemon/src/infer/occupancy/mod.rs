@@ -2028,8 +2028,8 @@ impl OccupancyInference {
 
     /// Time `t` passes with no snapshot: a board that has rested [`REST_MS`] showing
     /// exactly its open move makes it final, as the next move would (a move that reads
-    /// like a capture and a drop is withheld all the same, see `withhold`). The last move of a game has no next move: without this it would
-    /// never be handed on. A capture taken for a piece held still is not (the piece may
+    /// like a capture and a drop is withheld all the same, see `withhold`). The last move
+    /// of a game has no next move: without this it would never be handed on. A capture taken for a piece held still is not (the piece may
     /// yet be put back). While readings of the other board run side by side, it is made
     /// final in each of them too, and only when all show it (see `commit_at_rest_beside`).
     pub fn commit_at_rest(&mut self, t: u64) -> Vec<OccupancyMove> {

@@ -90,12 +90,11 @@ impl OccupancyInference {
     }
 
     /// The arbiter says `board` played `moves` since the last move handed on, `record`
-    /// being the game as handed on (both boards). The board's reading starts again from
-    /// the position after them: what it had taken since the record and not handed on
-    /// (a look-alike, an open move, a stall) is dropped, and its snapshots since are read
-    /// again from where it first showed, one after the other, the positions after the
-    /// moves entered (or from the board as it is now, when it never did). Returns the
-    /// moves that reading decides, to hand on after the arbiter's; `t` is now.
+    /// being the game as handed on (both boards), `log` the board's snapshots since. The
+    /// board's reading starts again from the position after them: what it had taken since
+    /// the record and not handed on (a look-alike, an open move, a stall) is dropped, and
+    /// its snapshots since are read again (see `read_again`). Returns the moves that
+    /// reading decides, to hand on after the arbiter's; `t` is now.
     ///
     /// # Errors
     ///
@@ -178,7 +177,6 @@ impl OccupancyInference {
         }
         // The hands are the reading's own (what it knows of the other board's captures),
         // the other board its own reading.
-        let mut game = self.game.clone();
         *pos.pockets_mut() = *self.game.board(board).pockets();
         for p in returned {
             pos.pockets_mut()[p.color].add(p.role);
@@ -186,8 +184,8 @@ impl OccupancyInference {
         for p in dropped {
             pos.pockets_mut()[p.color].take(p.role);
         }
-        *game.board_mut(board) = pos;
-        let hands = game.board_mut(other).pockets_mut();
+        *self.game.board_mut(board) = pos;
+        let hands = self.game.board_mut(other).pockets_mut();
         for (color, role) in given_back {
             hands[color].take(role);
         }
@@ -210,7 +208,6 @@ impl OccupancyInference {
                 }
             }
         }
-        self.game = game;
         self.stalled[board] = None;
         self.withheld[board].clear();
         self.abandoned[board].clear();
@@ -308,6 +305,12 @@ impl OccupancyInference {
                     .collect()
             })
             .unwrap_or_default();
+        if let [only] = shown[..] {
+            return (
+                self.read_from(board, history, only, t),
+                Some(history[only].0),
+            );
+        }
         if !shown.is_empty() && shown.len() <= READINGS_MAX {
             let mut readings = shown.iter().map(|&i| {
                 let mut reading = self.clone();

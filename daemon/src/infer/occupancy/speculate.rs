@@ -505,7 +505,6 @@ impl OccupancyInference {
         *self = inf;
     }
 
-    /// Passes time to the forks.
     /// While readings of one board run side by side, the other board rests on its open
     /// move (see [`OccupancyInference::commit_at_rest`]): it is made final in the main
     /// reading and in every reading alike, so that the one taken later has made it final
@@ -536,6 +535,7 @@ impl OccupancyInference {
         self.speculation = Some(spec);
     }
 
+    /// Passes time to the forks.
     pub(super) fn tick_forks(&mut self, t: u64) {
         if let Some(spec) = self.speculation.as_mut() {
             for fork in &mut spec.forks {

@@ -4,10 +4,8 @@
 //! them), and the board's snapshots since are read again from them; the kind of a piece of
 //! open kind the arbiter settles in the record is taken by the reading too.
 
-use std::str::FromStr;
-
-use crate::rules::notation::San;
-use crate::rules::{BoardId, Color, Move, Role};
+use crate::rules::notation::legal_sequence;
+use crate::rules::{BoardId, Move, Role};
 
 use super::super::super::output::Inference;
 use super::super::{KindNote, OccupancyMove, ResumeRefused};
@@ -44,7 +42,8 @@ impl OccupancyFeed {
                 "board {board}'s moves are all recorded: correct one with replace"
             )));
         }
-        let moves = self.parse(board, sans)?;
+        let moves = legal_sequence(self.shown.board(board).clone(), sans)
+            .map_err(|e| ResumeRefused(format!("board {board}: {e}")))?;
         let read = self
             .inf
             .resume(board, &self.shown, &moves, &mut self.log, t)?;
@@ -64,33 +63,6 @@ impl OccupancyFeed {
         self.wait_told[board] = false;
         self.changed[board] = self.changed[board].max(t);
         Ok((events, alerts))
-    }
-
-    /// `sans` as moves of `board`, in turn from the record's position.
-    fn parse(&self, board: BoardId, sans: &[String]) -> Result<Vec<Move>, ResumeRefused> {
-        let mut pos = self.shown.board(board).clone();
-        let mut moves = Vec::with_capacity(sans.len());
-        for (i, text) in sans.iter().enumerate() {
-            let san = San::from_str(text.trim())
-                .map_err(|e| ResumeRefused(format!("move {} ({text:?}) is not SAN: {e}", i + 1)))?;
-            let side: Color = pos.turn();
-            let mv = san.to_move_for(&pos, side).map_err(|e| {
-                ResumeRefused(format!(
-                    "move {} ({text}) does not fit board {board}'s position: {e}",
-                    i + 1
-                ))
-            })?;
-            if !pos.classify(&mv).is_legal() {
-                return Err(ResumeRefused(format!(
-                    "move {} ({text}) is not legal on board {board} there",
-                    i + 1
-                )));
-            }
-            let mv = pos.normalize(&mv);
-            pos.play(&mv);
-            moves.push(mv);
-        }
-        Ok(moves)
     }
 
     /// The arbiter replaced the record's `ply`-th move of `board` (0: its first) by `mv`:
@@ -134,11 +106,7 @@ impl OccupancyFeed {
         // record has the arbiter's correction already).
         let _ = self.inf.adopt_kind(board, at, role);
         self.handed[i].1 = mv;
-        let mut shown = self.start.clone();
-        for (b, m, at) in &self.handed {
-            shown.play(*b, m, *at);
-        }
-        self.shown = shown;
+        self.replay_handed();
     }
 }
 
@@ -146,7 +114,7 @@ impl OccupancyFeed {
 mod tests {
     use super::*;
     use crate::rules::notation::parse_bfen;
-    use crate::rules::{BughouseGame, Piece, RulesetName, Square};
+    use crate::rules::{BughouseGame, Color, Piece, RulesetName, Square};
 
     fn sq(s: &str) -> Square {
         s.parse().expect("square")
