@@ -8,6 +8,11 @@
 //! Printed: snapshots per game; criterion times the whole game (divide by its snapshots for
 //! one snapshot's cost).
 //!
+//! The feed (what the daemon runs: the reading, then the record kept a legal game, see
+//! `feed/consistent.rs`) is timed too, on the clean games where placeholders most often
+//! misfit, with the slowest single snapshot printed: a search over placeholders runs while
+//! the table waits.
+//!
 //! Run: `cargo bench -p bugbridge --bench occupancy`.
 
 #[path = "../tests/support/occupancy.rs"]
@@ -15,7 +20,9 @@ mod occupancy;
 
 use std::hint::black_box;
 
-use bugbridge::infer::occupancy::OccupancyInference;
+use std::time::{Duration, Instant};
+
+use bugbridge::infer::occupancy::{OccupancyFeed, OccupancyInference};
 use bugbridge::rules::{BoardId, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, random_game};
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -28,6 +35,18 @@ fn run(game: &SimGame, snaps: &[(u64, BoardId, u64)]) -> usize {
         moves += inf.feed(b, t, occ).len();
     }
     moves + inf.finish().len()
+}
+
+/// The game through the feed: events handed on, and the slowest snapshot.
+fn run_feed(game: &SimGame, snaps: &[(u64, BoardId, u64)]) -> (usize, Duration) {
+    let mut feed = OccupancyFeed::new(game.start.clone(), Ruleset::default(), 800);
+    let (mut handed, mut slowest) = (0, Duration::ZERO);
+    for &(t, b, occ) in snaps {
+        let started = Instant::now();
+        handed += feed.feed(b, t, occ).0.len();
+        slowest = slowest.max(started.elapsed());
+    }
+    (handed + feed.finish(u64::MAX / 2).0.len(), slowest)
 }
 
 fn bench(c: &mut Criterion) {
@@ -47,6 +66,27 @@ fn bench(c: &mut Criterion) {
         );
         group.bench_function(format!("random {seed} {profile} game"), |b| {
             b.iter(|| run(black_box(&game), black_box(&snaps)));
+        });
+    }
+    // The slowest snapshot through the feed over many games, clean and noisy.
+    for profile in [Profile::Clean, Profile::Noisy] {
+        let mut slowest = (Duration::ZERO, 0);
+        for seed in 0..100 {
+            let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+            let snaps = occupancy_snapshots(&game, profile, 7000 + seed);
+            let (_, worst) = run_feed(&game, &snaps);
+            slowest = slowest.max((worst, seed));
+        }
+        println!(
+            "feed, {profile}, random 0..100: slowest snapshot {:?} (random {})",
+            slowest.0, slowest.1
+        );
+    }
+    for seed in [4, 7] {
+        let game = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        let snaps = occupancy_snapshots(&game, Profile::Clean, 7000 + seed);
+        group.bench_function(format!("feed random {seed} clean game"), |b| {
+            b.iter(|| run_feed(black_box(&game), black_box(&snaps)));
         });
     }
     group.finish();

@@ -201,7 +201,7 @@ impl Match {
                 }
             };
         }
-        let out = self.inferrer.observe(t, ev);
+        let mut out = self.inferrer.observe(t, ev);
         self.absorb(&out);
         if let SensorEvent::Operator(
             OperatorAction::Replace {
@@ -225,7 +225,8 @@ impl Match {
                 .enumerate()
                 .find(|(_, e)| e.number == *number && e.side == *side)
             {
-                self.occupancy.replaced(*board, ply, entry.mv);
+                let mended = self.occupancy.replaced(*board, ply, entry.mv, t);
+                out.extend(self.hand_over(&mended, wall_ms));
             }
         }
         out
@@ -299,12 +300,18 @@ impl Match {
         for h in events {
             match h {
                 Handed::Event(at, ev) => out.extend(self.feed(*at, ev, wall_ms)),
-                Handed::Settled { t, board, ply, mv } => {
+                Handed::Settled {
+                    t,
+                    board,
+                    ply,
+                    mv,
+                    open,
+                } => {
                     // The moves handed on before it are final in the record first.
                     let ticked = self.inferrer.tick(*t);
                     self.absorb(&ticked);
                     out.extend(ticked);
-                    let settled = self.inferrer.settle_kind(*t, *board, *ply, *mv);
+                    let settled = self.inferrer.settle_kind(*t, *board, *ply, *mv, *open);
                     self.absorb(&settled);
                     out.extend(settled);
                 }

@@ -209,6 +209,21 @@ pub enum CorrectionKind {
     /// An occupancy-only board's drop recorded with a placeholder kind was another kind,
     /// as a later move of the piece showed (it moved as only that kind can).
     KindSettled,
+    /// An occupancy-only board's drop or promotion recorded with a placeholder kind now
+    /// carries another of the kinds it may be: the game as recorded had become illegal
+    /// with the first (its piece moved as that kind cannot). Still undetermined.
+    Placeholder,
+}
+
+impl CorrectionKind {
+    /// Whether it corrects a kind an occupancy-only board left open.
+    #[must_use]
+    pub const fn is_occupancy_kind(self) -> bool {
+        matches!(
+            self,
+            CorrectionKind::KindSettled | CorrectionKind::Placeholder
+        )
+    }
 }
 
 /// An earlier record entry was changed; the game was re-played from there.

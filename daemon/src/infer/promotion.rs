@@ -121,8 +121,17 @@ impl Inferrer {
 
     /// The `ply`th move of `board` in the record (0: its first) was `mv`: a drop's or a
     /// promotion's kind an occupancy-only board left open, settled by a later move of the
-    /// piece. Corrected when that entry is the same squares and a drop or a promotion.
-    pub fn settle_kind(&mut self, t: u64, board: BoardId, ply: usize, mv: Move) -> Vec<Inference> {
+    /// piece (`open`: shown by the game's legality to be another of its kinds, still
+    /// undetermined). Corrected when that entry is the same squares and a drop or a
+    /// promotion.
+    pub fn settle_kind(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        ply: usize,
+        mv: Move,
+        open: bool,
+    ) -> Vec<Inference> {
         let mut out = Vec::new();
         let Some(index) = self
             .record
@@ -138,7 +147,9 @@ impl Inferrer {
         if e.mv == mv || e.mv.from() != mv.from() || e.mv.to() != mv.to() {
             return out;
         }
-        let kind = if mv.is_drop() {
+        let kind = if open {
+            CorrectionKind::Placeholder
+        } else if mv.is_drop() {
             CorrectionKind::KindSettled
         } else if mv.promotion().is_some() && e.mv.promotion().is_some() {
             CorrectionKind::Promotion
@@ -177,8 +188,17 @@ impl Inferrer {
                 new_san = e.san.clone();
             } else if i > index && e.board == old.board {
                 // A later move's capture is what the corrected board has on its square
-                // (a piece dropped and taken at once may change kind).
-                e.mv = self.game.board(e.board).normalize(&e.mv);
+                // (a piece dropped and taken at once may change kind), its piece what
+                // stands there (a drop's piece that then moved): its SAN names them.
+                let pos = self.game.board(e.board);
+                e.mv = pos.normalize(&e.mv);
+                e.san = san_string(pos, &e.mv);
+            }
+            if i > index && kind.is_occupancy_kind() && e.legality.is_legal() {
+                // An occupancy-only board's kind corrected can leave a later move (of
+                // either board: hands follow kinds) illegal as recorded: the record says
+                // so rather than hold a move no reader can play as legal.
+                e.legality = self.game.board(e.board).classify(&e.mv);
             }
             e.handoff = self.apply(&e).1;
             self.record.push(e);

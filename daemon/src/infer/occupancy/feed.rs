@@ -27,7 +27,8 @@ pub const STILL_WAIT_MS: u64 = 8_000;
 pub enum Handed {
     /// A sensor reading at its time.
     Event(u64, SensorEvent),
-    /// A move handed on earlier with a placeholder kind was `mv`: later moves settled it.
+    /// A move handed on earlier with a placeholder kind was `mv`: later moves settled it
+    /// (or, `open`, showed it can only be another of its kinds, still undetermined).
     /// `ply` counts the board's moves handed on before it (0: its first).
     Settled {
         /// When it was settled (ms).
@@ -38,6 +39,8 @@ pub enum Handed {
         ply: usize,
         /// The move it was.
         mv: Move,
+        /// Its kind is still undetermined: `mv` carries another placeholder.
+        open: bool,
     },
 }
 
@@ -58,10 +61,10 @@ pub struct OccupancyFeed {
     /// sooner would be taken as part of the one before (a drop where the last move began
     /// would read as that piece put back).
     next_free: ByBoard<u64>,
-    /// The game the moves handed on start from, and the moves (board, move, time of the
-    /// occupancy move), to play them again when a kind is settled.
+    /// The game the moves handed on start from, and the moves, to play them again when a
+    /// kind is settled or a placeholder changes (see `consistent.rs`).
     start: BughouseGame,
-    handed: Vec<(BoardId, Move, u64)>,
+    handed: Vec<HandedMove>,
     /// When each board last changed, and whether its wait was said.
     changed: ByBoard<u64>,
     wait_told: ByBoard<bool>,
@@ -233,13 +236,21 @@ impl OccupancyFeed {
                 handed_before.push(r);
             }
         }
-        for m in &moves {
-            self.last_t = self.last_t.max(m.t).max(self.next_free[m.board]);
-            let at = self.last_t;
+        for m in &mut moves {
+            let mut at = self.last_t.max(m.t).max(self.next_free[m.board]);
+            // The record stays a game readers can play: the move fits its placeholders.
+            events.extend(self.fit(m, &mut at));
+            self.last_t = at;
             self.next_free[m.board] = at + self.commit_ms + 1;
             let before = *self.shown.board(m.board).board();
             self.shown.play(m.board, &m.mv, m.t);
-            self.handed.push((m.board, m.mv, m.t));
+            self.handed.push(HandedMove {
+                board: m.board,
+                mv: m.mv,
+                t: m.t,
+                at,
+                kinds: HandedMove::open_kinds(m, &self.start),
+            });
             let after = *self.shown.board(m.board).board();
             for sq in Square::ALL {
                 if before.piece_at(sq).is_some() && after.piece_at(sq).is_none() {
@@ -299,36 +310,53 @@ impl OccupancyFeed {
         let Some(i) = self
             .handed
             .iter()
-            .rposition(|(b, _, at)| *b == r.board && *at == r.t)
+            .rposition(|h| h.board == r.board && h.t == r.t)
         else {
             return;
         };
-        let Some(mv) = with_role(&self.handed[i].1, r.role) else {
+        let Some(mv) = with_role(&self.handed[i].mv, r.role) else {
             return;
         };
-        self.handed[i].1 = mv;
+        self.handed[i].mv = mv;
+        self.handed[i].kinds.clear();
         let ply = self.handed[..i]
             .iter()
-            .filter(|(b, _, _)| *b == r.board)
+            .filter(|h| h.board == r.board)
             .count();
-        self.replay_handed();
         events.push(Handed::Settled {
             t,
             board: r.board,
             ply,
             mv,
+            open: false,
         });
+        events.extend(self.replay_handed(t));
+        // Another placeholder may have been that kind's (two drops of a pawn and a
+        // knight: the knight's settled, the other is the pawn).
+        events.extend(self.mend(t));
     }
 }
 
 impl OccupancyFeed {
-    /// The game as handed on, played again from the start (a move handed on was corrected).
-    fn replay_handed(&mut self) {
-        let mut shown = self.start.clone();
-        for (b, m, at) in &self.handed {
-            shown.play(*b, m, *at);
+    /// The game as handed on, played again from the start (a move handed on was
+    /// corrected): the squares whose piece changed kind are handed on as read again (at
+    /// `t` or later), so that what the piece inference sees stays the game it records.
+    fn replay_handed(&mut self, t: u64) -> Vec<Handed> {
+        let before = self.shown.clone();
+        self.shown = consistent::replay(&self.start, &mut self.handed).0;
+        let at = self.last_t.max(t);
+        self.last_t = at;
+        let mut events = Vec::new();
+        for board in BoardId::ALL {
+            let (old, new) = (before.board(board).board(), self.shown.board(board).board());
+            for sq in Square::ALL {
+                let piece = new.piece_at(sq);
+                if piece != old.piece_at(sq) {
+                    events.push(Handed::Event(at, SensorEvent::Square { board, sq, piece }));
+                }
+            }
         }
-        self.shown = shown;
+        events
     }
 }
 
@@ -412,7 +440,12 @@ fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
     Inference::Alert(Alert::about_board(t, board, code, detail))
 }
 
+mod consistent;
 mod fill;
+#[cfg(test)]
+mod test_support;
+
+use consistent::HandedMove;
 
 #[cfg(test)]
 mod tests {

@@ -68,19 +68,20 @@ impl OccupancyFeed {
     /// The arbiter replaced the record's `ply`-th move of `board` (0: its first) by `mv`:
     /// when it is the same move with another kind (a drop's piece, a promotion's), the
     /// reading takes that kind for its piece of open kind, and the record it hands on
-    /// from carries it.
-    pub fn replaced(&mut self, board: BoardId, ply: usize, mv: Move) {
+    /// from carries it. Returns the corrections of other placeholders that kind rules out
+    /// (see `consistent.rs`), to hand on.
+    pub fn replaced(&mut self, board: BoardId, ply: usize, mv: Move, t: u64) -> Vec<Handed> {
         let Some(i) = self
             .handed
             .iter()
             .enumerate()
-            .filter(|(_, (b, _, _))| *b == board)
+            .filter(|(_, h)| h.board == board)
             .nth(ply)
             .map(|(i, _)| i)
         else {
-            return;
+            return Vec::new();
         };
-        let (_, old, at) = self.handed[i];
+        let (old, at) = (self.handed[i].mv, self.handed[i].t);
         let role: Option<Role> = match (old, mv) {
             (Move::Drop { to, .. }, Move::Drop { piece, to: t2 }) if to == t2 => Some(piece.role),
             (
@@ -100,63 +101,30 @@ impl OccupancyFeed {
             _ => None,
         };
         let Some(role) = role else {
-            return;
+            return Vec::new();
         };
         // The reading's piece of open kind from that move, if it is still open (the
         // record has the arbiter's correction already).
         let _ = self.inf.adopt_kind(board, at, role);
-        self.handed[i].1 = mv;
-        self.replay_handed();
+        self.handed[i].mv = mv;
+        self.handed[i].kinds.clear();
+        let mut events = self.replay_handed(t);
+        events.extend(self.mend(t));
+        events
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{Board, feed_with, sq};
     use super::*;
-    use crate::rules::notation::parse_bfen;
-    use crate::rules::{BughouseGame, Color, Piece, RulesetName, Square};
-
-    fn sq(s: &str) -> Square {
-        s.parse().expect("square")
-    }
+    use crate::rules::{Color, Piece};
 
     /// A table whose board A has White holding a knight and a bishop.
     fn feed() -> OccupancyFeed {
-        let rules = RulesetName::Fide.ruleset();
-        let boards = parse_bfen(
+        feed_with(
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/NB w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
-            rules,
         )
-        .expect("bfen");
-        let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
-        OccupancyFeed::new(game, rules, 800)
-    }
-
-    /// Board A's occupancy, changed square by square and fed.
-    struct Board {
-        occ: u64,
-        t: u64,
-    }
-
-    impl Board {
-        fn of(feed: &OccupancyFeed) -> Board {
-            Board {
-                occ: feed.shown.board(BoardId::A).board().occupied().0,
-                t: 0,
-            }
-        }
-
-        fn set(
-            &mut self,
-            feed: &mut OccupancyFeed,
-            s: &str,
-            on: bool,
-        ) -> (Vec<Handed>, Vec<Inference>) {
-            let bit = 1u64 << sq(s).index();
-            self.occ = if on { self.occ | bit } else { self.occ & !bit };
-            self.t += 500;
-            feed.feed(BoardId::A, self.t, self.occ)
-        }
     }
 
     #[test]
@@ -178,7 +146,7 @@ mod tests {
             },
             to: sq("e3"),
         };
-        feed.replaced(BoardId::A, 0, bishop);
+        feed.replaced(BoardId::A, 0, bishop, 5_000);
         assert!(feed.inf.open_kinds(BoardId::A).is_empty());
         assert_eq!(
             feed.shown.board(BoardId::A).board().piece_at(sq("e3")),

@@ -1,0 +1,48 @@
+//! What the feed's tests share: a table from a BFEN, and board A's occupancy changed
+//! square by square.
+
+use crate::infer::Inference;
+use crate::rules::notation::parse_bfen;
+use crate::rules::{BoardId, BughouseGame, RulesetName, Square};
+
+use super::{Handed, OccupancyFeed};
+
+pub(super) fn sq(s: &str) -> Square {
+    s.parse().expect("square")
+}
+
+/// A table standing as `bfen` (FIDE rules), its moves final after 800 ms still.
+pub(super) fn feed_with(bfen: &str) -> OccupancyFeed {
+    let rules = RulesetName::Fide.ruleset();
+    let boards = parse_bfen(bfen, rules).expect("bfen");
+    let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+    OccupancyFeed::new(game, rules, 800)
+}
+
+/// Board A's occupancy, changed square by square and fed.
+pub(super) struct Board {
+    occ: u64,
+    pub(super) t: u64,
+}
+
+impl Board {
+    pub(super) fn of(feed: &OccupancyFeed) -> Board {
+        Board {
+            occ: feed.shown.board(BoardId::A).board().occupied().0,
+            t: 0,
+        }
+    }
+
+    /// Square `s` occupied (`on`) or emptied, 500 ms after the last change.
+    pub(super) fn set(
+        &mut self,
+        feed: &mut OccupancyFeed,
+        s: &str,
+        on: bool,
+    ) -> (Vec<Handed>, Vec<Inference>) {
+        let bit = 1u64 << sq(s).index();
+        self.occ = if on { self.occ | bit } else { self.occ & !bit };
+        self.t += 500;
+        feed.feed(BoardId::A, self.t, self.occ)
+    }
+}
