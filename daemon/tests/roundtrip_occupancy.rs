@@ -313,13 +313,17 @@ fn real_games_noisy_with_the_arbiter_no_wrong_move() {
 /// piece put down as that kind, whose capture gave the partner that kind and not a pawn
 /// (1237), and a dropped piece that stepped onto the last rank kept with kinds its step
 /// ruled out, one of which made the next move beside it illegal: read as a drop (2637).
+/// With `BUGBRIDGE_FULL=6000`: a capturer set straight onto its victim, then another piece
+/// it could take read empty and full again long after its lift, by a flicker (1897, 2595,
+/// 5919, 5941; and 2765, a piece of open kind) or the opponent's j'adoube (4600): read as
+/// that piece pulled out from under the capturer.
 #[test]
 fn games_that_once_went_wrong() {
     let mut tally = Tally::default();
     let noisy = [
         430, 482, 631, 724, 1335, 1413, 1451, 1714, 454, 712, 134, 1037, 1138, 1277, 1314, 1619,
         2360, 2474, 2498, 2669, 2788, 2973, 594, 557, 2704, 1349, 607, 479, 1134, 2584, 2688, 5193,
-        5823, 1928, 1703,
+        5823, 1928, 1703, 1897, 2595, 2765, 4600, 5919, 5941,
     ];
     let games = noisy
         .into_iter()
@@ -333,6 +337,30 @@ fn games_that_once_went_wrong() {
             7000 + seed,
             &mut tally,
             &format!("random {seed}"),
+        );
+    }
+    assert!(tally.wrong.is_empty(), "{}", tally.wrong.join("\n"));
+    assert!(tally.moves >= 60, "only {} moves recognised", tally.moves);
+}
+
+/// Random games whose boards once went wrong with the arbiter only (noisy, `BUGBRIDGE_FULL=6000`):
+/// a capturer set straight onto its victim, then a flicker long after its lift on another
+/// piece it could take, read as that piece pulled out from under it (1114, 1414, 1482, 3486,
+/// 3824); a rook set straight onto a pawn with check, the pawn's recapture set straight and
+/// a pawn dropped where the pawn stood, read as the rook taking another pawn and a pawn
+/// step, the check ruling out the capture for want of one reply (1569).
+#[test]
+fn games_that_once_went_wrong_with_the_arbiter() {
+    let mut tally = Tally::default();
+    for seed in [1114, 1414, 1482, 3486, 3824, 1569] {
+        let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        run_read(
+            &g,
+            Profile::Noisy,
+            7000 + seed,
+            &mut tally,
+            &format!("random {seed}"),
+            Reading::WithArbiter,
         );
     }
     assert!(tally.wrong.is_empty(), "{}", tally.wrong.join("\n"));

@@ -149,7 +149,9 @@ impl OccupancyInference {
                 fits.push((trial, trial_out));
             } else if (still && !trial.refutes_reply(board, occ))
                 || trial.capturer_moved_again(board, &after)
+                || trial.reply_set_onto_a_victim(board, &after, appeared)
                 || open_kinds
+                || trial.doubt[board]
             {
                 // This victim is not ruled out: nothing is taken.
                 *self.doubt.get_mut(board) = true;
@@ -182,6 +184,24 @@ impl OccupancyInference {
             && after
                 .iter()
                 .any(|&sq| placement.piece_at(sq).is_some_and(|p| p.color != opponent))
+    }
+
+    /// Whether this trial (a capture made final) may explain the board by more plies than
+    /// one reply: a piece of the opponent lifted `after` the capture may have been set
+    /// straight onto a piece it takes in turn (its victim's square shows no change), and a
+    /// square filled since (`appeared`) be the capturer's side's drop. A recapture set
+    /// straight and a drop read as a quiet reply elsewhere, or as none at all.
+    fn reply_set_onto_a_victim(&self, board: BoardId, after: &[Square], appeared: u64) -> bool {
+        let opponent = self.turn(board);
+        let pos = self.game.board(board);
+        appeared != 0
+            && self.may_drop(board, opponent.other())
+            && after.iter().any(|&sq| {
+                pos.board()
+                    .piece_at(sq)
+                    .is_some_and(|p| p.color == opponent)
+                    && !captures_from(pos, sq).is_empty()
+            })
     }
 
     /// Whether this trial (a capture made final) shows that no reply explains `occ`: no

@@ -310,7 +310,7 @@ impl OccupancyInference {
     /// `board` stalls on a look-alike (`why`): two readings, the board cannot tell. In a
     /// side-by-side reading that waits in doubt: it cannot tell, which refutes nothing, and
     /// falling behind a reading that went on does not refute it either.
-    fn stall_in_doubt(&mut self, board: BoardId, why: String) {
+    pub(super) fn stall_in_doubt(&mut self, board: BoardId, why: String) {
         self.stalled[board] = Some(why);
         if self.in_fork.is_some() {
             *self.doubt.get_mut(board) = true;

@@ -17,7 +17,9 @@
 //!   so for `HELD_MS` (1.5 s) is judged (a hand moving a piece puts it down sooner), and the one
 //!   legal capture from there is the open move; several, and the board stalls. The piece put
 //!   back undoes it, put down elsewhere replaces it, unless a drop by the opponent would
-//!   read the same: then the board stalls;
+//!   read the same: then the board stalls A victim's square emptied long after the capturer's lift may be a flicker
+//!   or a j'adoube after the capturer was set straight onto another piece: the captures
+//!   are followed side by side (see `unsure_victim.rs`);
 //! * **order**: a piece lands after it leaves, so a square filled before the moving piece's
 //!   own emptied was another piece's (a drop): no move is taken from that;
 //! * **castling** and **en passant** are the only moves with their occupancy (a piece of open
@@ -939,6 +941,7 @@ impl OccupancyInference {
         if self.stall_en_passant_lookalike(board, &m)
             || self.stall_open_kind_lookalike(board, i, &m)
             || self.stall_brief_open_kind_victim(board, i, &m)
+            || self.stall_unsure_victim(board, &m)
             || self.stall_slow_capture(board, &m)
         {
             return None;
@@ -1544,8 +1547,10 @@ impl OccupancyInference {
     /// taken away elsewhere) means more happened than one move: the board stalls.
     fn matches_checked(&mut self, board: BoardId, occ: u64) -> Option<(Move, KindNote)> {
         let (mv, note) = self.matches(board, occ)?;
+        let t = self.watch[board].changed_at;
         if self.stall_en_passant_lookalike(board, &mv)
             || self.stall_slow_capture(board, &mv)
+            || self.fork_unsure_victim(board, t, (&mv, &note))
             || self.stall_drop_around_put_back(board, &mv)
         {
             return None;
@@ -2099,6 +2104,7 @@ mod interrupted;
 mod lookalike;
 mod resume;
 mod speculate;
+mod unsure_victim;
 pub use feed::{Handed, OccupancyFeed, STILL_WAIT_MS};
 pub use resume::{ResumeRefused, SnapshotLog};
 

@@ -1080,15 +1080,69 @@ fn a_capture_and_a_reply_are_not_read_where_a_victim_is_not_ruled_out() {
     // reply), or Rxc2, the drop, and Rxb2 (the rook moving again). The rook lifted from c2
     // after the capture does not rule the second out: nothing is read.
     let bfen = "4k3/8/8/1nR5/8/8/2r5/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
-    for still in [false, true] {
-        let mut h = Hands::from_bfen(bfen);
+    nothing_read_at_once_or_still(bfen, |h| {
         h.lift(A, "c5").wait(1_000).put(A, "b2").wait(600);
         h.lift(A, "c2").lift(A, "b2").put(A, "b2");
+    });
+}
+
+/// `play` on `bfen` reads no move: at once, nor once the board has been still 3 s.
+fn nothing_read_at_once_or_still(bfen: &str, play: impl Fn(&mut Hands)) {
+    for still in [false, true] {
+        let mut h = Hands::from_bfen(bfen);
+        play(&mut h);
         if still {
             h.wait(3_000);
         }
         h.inf.finish();
-        assert!(h.out.is_empty(), "{:?}", h.out);
+        assert!(h.out.is_empty(), "still: {still}: {:?}", h.out);
+    }
+}
+
+#[test]
+fn a_capture_whose_reply_may_be_a_recapture_set_straight_and_a_drop_is_not_read() {
+    // White's rook on f4 may have been set onto f6 (check) or g4. Then g7 empties and g6
+    // fills: Rxg4 and g7-g6, or Rxf6+, gxf6 set straight onto the rook, and White's pawn
+    // dropped on g6. After Rxf6+ no one reply explains the board, which does not rule the
+    // capture out: nothing is read, at once or once the board is still.
+    let bfen = "8/6p1/3k1p2/8/5Rp1/8/8/4K3/P w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    nothing_read_at_once_or_still(bfen, |h| {
+        h.lift(A, "f4")
+            .wait(300)
+            .lift(A, "g7")
+            .wait(300)
+            .put(A, "g6");
+    });
+}
+
+#[test]
+fn a_victim_lifted_long_after_its_capturer_may_be_noise_after_a_capture_set_straight() {
+    // The knight on f3 may take e5 or g5. It is lifted and not seen put down; 700 ms later
+    // g5 reads empty and full again: Nxg5 with the pawn pulled out from under it, or Nxe5
+    // set straight and then a flicker on g5 (40 ms) or Black's j'adoube of it (400 ms).
+    // Nothing is handed on until later moves tell: the knight leaves e5, so it took e5.
+    let bfen = "4k3/8/8/4p1p1/8/5N2/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+    for empty_ms in [40, 400] {
+        let mut h = Hands::from_bfen(bfen);
+        h.lift(A, "f3").wait(600).lift(A, "g5");
+        h.t += empty_ms - 100;
+        h.put(A, "g5").wait(300);
+        assert!(h.inf.stalled(A).is_none(), "the stall is deferred");
+        h.mv(A, "e8", "d8").wait(300);
+        assert!(h.out.is_empty(), "{empty_ms} ms: {:?}", h.out);
+        h.mv(A, "e5", "c6").mv(A, "d8", "c7").mv(A, "e1", "d1");
+        let knight_took_e5 = vec![
+            (
+                A,
+                normal(Role::Knight, "f3", "e5", Some(Role::Pawn)),
+                KindNote::Exact,
+            ),
+            (A, normal(Role::King, "e8", "d8", None), KindNote::Exact),
+            (A, normal(Role::Knight, "e5", "c6", None), KindNote::Exact),
+            (A, normal(Role::King, "d8", "c7", None), KindNote::Exact),
+            (A, normal(Role::King, "e1", "d1", None), KindNote::Exact),
+        ];
+        assert_eq!(h.done(), knight_took_e5, "{empty_ms} ms");
     }
 }
 
