@@ -167,6 +167,19 @@ pub struct Event {
     /// epoch (`t` is match time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall: Option<u64>,
+    /// Alerts: the answers the arbiter may give in one click (the kinds an occupancy-only
+    /// board's drop or promotion may be), each the operator action it posts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
+}
+
+/// One answer to an alert, given in one click on the arbiter page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    /// What the button says (the move as it would be recorded, e.g. `N@f3`, `exd8=N`).
+    pub label: String,
+    /// The operator action it posts: the body of `POST /api/matches/<id>/arbiter/actions`.
+    pub post: ActionKind,
 }
 
 /// A captured piece handed to the capturer's partner.
@@ -222,6 +235,7 @@ impl Event {
             grab: None,
             game: None,
             wall: None,
+            choices: Vec::new(),
         }
     }
 }

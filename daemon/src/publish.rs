@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use bugbridge_broadcast::wire;
 
-use crate::infer::{Alert, Correction, Inference, RecordEntry};
+use crate::infer::{Alert, Correction, Inference, OperatorAction, RecordEntry};
 use crate::rules::notation::bfen::{write_bfen, write_board_fen};
 use crate::rules::notation::{San, SanKind};
 use crate::rules::{
@@ -157,7 +157,57 @@ fn alert(a: &Alert) -> wire::Event {
     e.side = a.side.map(side);
     e.san.clone_from(&a.san);
     e.detail = (!a.detail.is_empty()).then(|| a.detail.clone());
+    e.choices = a
+        .choices
+        .iter()
+        .map(|c| wire::Choice {
+            label: c.label.clone(),
+            post: action(&c.action),
+        })
+        .collect();
     e
+}
+
+/// The wire form of an operator action (the body the arbiter page posts for it).
+#[must_use]
+pub fn action(op: &OperatorAction) -> wire::ActionKind {
+    match op {
+        OperatorAction::Promotion {
+            board: b,
+            number,
+            side: s,
+            piece,
+        } => wire::ActionKind::Promotion {
+            board: board(*b),
+            number: *number,
+            side: side(*s),
+            piece: piece.char().to_string(),
+        },
+        OperatorAction::Result {
+            result,
+            reason,
+            correct,
+        } => wire::ActionKind::Result {
+            result: result.as_str().to_owned(),
+            reason: reason.map_or_else(String::new, |r| r.code().to_owned()),
+            correct: *correct,
+        },
+        OperatorAction::Replace {
+            board: b,
+            number,
+            side: s,
+            san,
+        } => wire::ActionKind::Replace {
+            board: board(*b),
+            number: *number,
+            side: side(*s),
+            san: san.clone(),
+        },
+        OperatorAction::Fill { board: b, moves } => wire::ActionKind::Fill {
+            board: board(*b),
+            moves: moves.clone(),
+        },
+    }
 }
 
 fn correction(c: &Correction) -> wire::Event {

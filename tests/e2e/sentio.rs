@@ -223,6 +223,23 @@ async fn two_sentio_boards_record_a_real_game_flagging_only_what_occupancy_canno
         })
         .map(|a| format!("{:?} {:?}", a.code, a.detail))
         .collect();
+    // Each names its move as recorded and offers the arbiter its kinds in one click (the
+    // rare move of a piece the record has settled while the reading holds it open has none).
+    assert!(
+        undetermined
+            .iter()
+            .all(|a| a.number.is_some() && a.side.is_some() && a.san.is_some()),
+        "kind-undetermined alerts name their move: {undetermined:#?}"
+    );
+    let with_choices = undetermined
+        .iter()
+        .filter(|a| !a.choices.is_empty())
+        .count();
+    assert!(
+        with_choices * 2 >= undetermined.len(),
+        "only {with_choices} of {} kind-undetermined alerts offer choices",
+        undetermined.len()
+    );
     let undetermined_details: Vec<&str> = undetermined
         .iter()
         .filter_map(|a| a.detail.as_deref())

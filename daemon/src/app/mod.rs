@@ -200,7 +200,7 @@ pub async fn run(
         let _ = ready.send(endpoints);
     }
 
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let mut tick = tokio::time::interval(Duration::from_millis(crate::game::LIVE_TICK_MS));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     let played = boards.all_played();

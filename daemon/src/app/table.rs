@@ -704,6 +704,46 @@ mod tests {
     use super::*;
     use bugbridge_drivers::trace::{BoardId as WireBoard, Placement};
 
+    /// What an alert's one-click choice posts is read back as the action it was made
+    /// from.
+    #[test]
+    fn a_choice_posts_the_action_it_was_made_from() {
+        use crate::rules::Color;
+        let actions = [
+            OperatorAction::Replace {
+                board: BoardId::B,
+                number: 12,
+                side: Color::Black,
+                san: "N@f3".to_owned(),
+            },
+            OperatorAction::Promotion {
+                board: BoardId::A,
+                number: 30,
+                side: Color::White,
+                piece: Role::Knight,
+            },
+            OperatorAction::Fill {
+                board: BoardId::A,
+                moves: vec!["Nxd5".to_owned(), "P@c3".to_owned()],
+            },
+            OperatorAction::Result {
+                result: MatchResult::Draw,
+                reason: Some(EndReason::DrawAgreement),
+                correct: true,
+            },
+        ];
+        for op in actions {
+            let posted = wire::OperatorAction {
+                id: None,
+                match_id: "m".to_owned(),
+                kind: publish::action(&op),
+            };
+            let json = serde_json::to_string(&posted).expect("json");
+            let back: wire::OperatorAction = serde_json::from_str(&json).expect(&json);
+            assert_eq!(operator_action(&back).expect(&json), op, "{json}");
+        }
+    }
+
     fn feed(table: &mut Table, events: Vec<TraceEvent>) {
         for ev in events {
             table.on_sensor(Instant::now(), ev).unwrap();

@@ -6,4 +6,4 @@
 
 mod runner;
 
-pub use runner::{End, Match};
+pub use runner::{End, LIVE_TICK_MS, Match};

@@ -13,6 +13,9 @@ use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
 use crate::rules::{Board, BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
 use crate::sensor::Decoded;
 
+/// How often the live daemon lets the inference's timers run (ms).
+pub const LIVE_TICK_MS: u64 = 100;
+
 /// How a match ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct End {
@@ -64,6 +67,8 @@ pub struct Match {
     setup: Option<String>,
     /// The moves of occupancy-only boards (Sentio), made from their snapshots.
     occupancy: OccupancyFeed,
+    /// The latest time fed or ticked (ms).
+    now: u64,
 }
 
 impl Match {
@@ -81,6 +86,7 @@ impl Match {
             .unwrap_or_else(|| BughouseGame::new(config.ruleset));
         Match {
             occupancy: OccupancyFeed::new(first, config.ruleset, config.stable_commit_ms),
+            now: 0,
             id: id.to_owned(),
             tags,
             inferrer: Inferrer::new(config, start),
@@ -166,6 +172,35 @@ impl Match {
 
     /// Feeds one event at trace time `t` (`wall_ms`: the server clock, for viewers).
     pub fn feed(&mut self, t: u64, ev: &SensorEvent, wall_ms: u64) -> Vec<Inference> {
+        if let SensorEvent::Operator(_) = ev {
+            // The arbiter acted on what he saw at `t`: the timers run to `t` first, as the
+            // live daemon's ticks have run them, so a journal replayed after a restart
+            // applies his action to the same record (an occupancy board's last move,
+            // final by then, included).
+            let mut out = self.tick_through(t);
+            out.extend(self.feed_now(t, ev, wall_ms));
+            return out;
+        }
+        self.now = self.now.max(t);
+        self.feed_now(t, ev, wall_ms)
+    }
+
+    /// Lets the timers run to `t` as the live daemon's ticks (every [`LIVE_TICK_MS`]) run
+    /// them: a move made final once its board has rested is final at the time it was.
+    fn tick_through(&mut self, t: u64) -> Vec<Inference> {
+        let mut out = Vec::new();
+        // At most a few thousand ticks however long the pause.
+        let step = LIVE_TICK_MS.max(t.saturating_sub(self.now) / 5_000);
+        let mut at = self.now;
+        while at + step < t {
+            at += step;
+            out.extend(self.tick(at));
+        }
+        out.extend(self.tick(t));
+        out
+    }
+
+    fn feed_now(&mut self, t: u64, ev: &SensorEvent, wall_ms: u64) -> Vec<Inference> {
         match *ev {
             SensorEvent::Clock {
                 board,
@@ -322,6 +357,7 @@ impl Match {
 
     /// Lets the inference's timers run to trace time `t`.
     pub fn tick(&mut self, t: u64) -> Vec<Inference> {
+        self.now = self.now.max(t);
         // An occupancy-only board's piece held still long enough is a move now.
         let (events, alerts) = self.occupancy.tick(t);
         let mut out = self.hand_over(&events, t);

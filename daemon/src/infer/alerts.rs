@@ -74,6 +74,7 @@ impl Inferrer {
                     p.by,
                     squares.join(" ")
                 ),
+                choices: Vec::new(),
             }));
         }
     }
@@ -157,6 +158,7 @@ impl Inferrer {
                 "board {board}: {} pressed the clock without a completed move",
                 p.by
             ),
+            choices: Vec::new(),
         }));
     }
 
@@ -177,6 +179,7 @@ impl Inferrer {
                         side: None,
                         san: None,
                         detail: m.to_string(),
+                        choices: Vec::new(),
                     }));
                     self.last_mismatch = Some(m);
                 }
@@ -243,6 +246,7 @@ impl Inferrer {
                 "board {board}: the board differs from the game on {} since the last move",
                 squares.join(" ")
             ),
+            choices: Vec::new(),
         }));
     }
 }

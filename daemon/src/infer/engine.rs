@@ -731,6 +731,7 @@ impl Inferrer {
                     if side == Color::White { "." } else { "..." },
                     entry.san
                 ),
+                choices: Vec::new(),
             }));
         }
         if let Some(end) = outcome

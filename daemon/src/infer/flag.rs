@@ -60,6 +60,7 @@ impl Inferrer {
                     side: Some(color),
                     san: None,
                     detail: format!("board {board}: {color}'s flag fell ({seat}){claim}"),
+                    choices: Vec::new(),
                 }));
             }
         }

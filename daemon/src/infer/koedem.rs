@@ -550,6 +550,7 @@ impl Inferrer {
                     p.piece.color,
                     p.board.other()
                 ),
+                choices: Vec::new(),
             }));
         }
     }

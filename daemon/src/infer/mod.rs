@@ -82,5 +82,7 @@ pub use engine::Inferrer;
 pub use event::{ClockSideName, OperatorAction, SensorEvent};
 pub use gap::GapStats;
 pub use operator::{ActionRefused, operator_reasons};
-pub use output::{Alert, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry};
+pub use output::{
+    Alert, AlertChoice, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry,
+};
 pub use unknown_tag::unknown_tag_alert;

@@ -171,6 +171,18 @@ pub struct Alert {
     pub san: Option<String>,
     /// A sentence for people.
     pub detail: String,
+    /// What the arbiter may answer in one click (the kinds an occupancy-only board's
+    /// drop or promotion may be); empty for most alerts.
+    pub choices: Vec<AlertChoice>,
+}
+
+/// One answer the arbiter may give an alert in one click: the operator action it posts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertChoice {
+    /// What the button says (the move as it would be recorded, e.g. `N@f3`).
+    pub label: String,
+    /// The action it posts.
+    pub action: super::OperatorAction,
 }
 
 impl Alert {
@@ -186,6 +198,7 @@ impl Alert {
             side: None,
             san: None,
             detail,
+            choices: Vec::new(),
         }
     }
 }

@@ -313,6 +313,47 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
     assert_eq!(results["status"], 400, "{results}");
     assert_eq!(results["body"]["field"], "board", "{results}");
 
+    // A `kind-undetermined` alert (an occupancy-only board's drop) gets one button per
+    // choice the daemon offers, shown in the alert; a click posts its action as it stands.
+    let labels = browser
+        .eval(
+            "window.bugbridge.showAlert({ seq: 99998, t: 2000, kind: 'alert', code: 'kind-undetermined', \
+               board: 'A', side: 'white', number: 40, san: 'N@f3', game: 1, wall: Date.now(), \
+               detail: 'board A: the piece dropped on f3 may be a knight, bishop: the board senses only occupancy (recorded as a knight until the arbiter says)', \
+               choices: [ \
+                 { label: 'N@f3', post: { action: 'replace', board: 'A', number: 40, side: 'white', san: 'N@f3' } }, \
+                 { label: 'B@f3', post: { action: 'replace', board: 'A', number: 40, side: 'white', san: 'B@f3' } } ] }); \
+             const li = document.querySelector('#alerts li[data-seq=\"99998\"]'); \
+             const box = li.getBoundingClientRect(); \
+             return [...li.querySelectorAll('button.choice')].map(b => { \
+               const r = b.getBoundingClientRect(); \
+               return [b.textContent, r.width > 0 && r.height > 0 && r.left >= box.left - 1 && r.right <= box.right + 1]; });",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        labels,
+        serde_json::json!([["N@f3", true], ["B@f3", true]]),
+        "each choice a visible button inside its alert"
+    );
+    browser
+        .click("#alerts li[data-seq=\"99998\"] button.choice:nth-of-type(2)")
+        .await;
+    let results = browser
+        .wait_for(
+            "the page's answer to the choice",
+            "const r = window.bugbridge.actionResults; return r.length >= 6 ? r[5] : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        results["sent"],
+        serde_json::json!({"action": "replace", "board": "A", "number": 40, "side": "white", "san": "B@f3"}),
+        "{results}"
+    );
+    // The game has no 40th move: refused, naming the field.
+    assert_eq!(results["status"], 400, "{results}");
+
     browser.close().await;
     daemon.stop().await;
 }

@@ -119,6 +119,14 @@
       b.hidden = !!(api.state && api.state.result);
       choices.append(b);
     }
+    // The answers the daemon offers (the kinds an occupancy-only board's drop or
+    // promotion may be): each button posts its action as it stands.
+    for (const c of a.choices || []) {
+      const b = button(c.label, () => send(c.post, false));
+      b.className = "choice";
+      b.title = "Record " + c.label;
+      choices.append(b);
+    }
     if (a.code === "gap-ambiguous" && a.board) {
       for (const moves of gapChoices(a)) {
         const b = button("Fill " + moves.join(" "), () => send({ action: "fill", board: a.board, moves }, false));

@@ -749,6 +749,7 @@ impl Inferrer {
                 recorded.join(" "),
                 others.join(" ")
             ),
+            choices: Vec::new(),
         }));
     }
 
@@ -1006,6 +1007,7 @@ impl Inferrer {
                     if e.side == Color::White { "." } else { "..." },
                     e.san
                 ),
+                choices: Vec::new(),
             }));
         }
     }

@@ -65,6 +65,8 @@ pub struct OccupancyFeed {
     /// kind is settled or a placeholder changes (see `consistent.rs`).
     start: BughouseGame,
     handed: Vec<HandedMove>,
+    /// Where the pieces of open kind those moves put down stand now.
+    origins: Origins,
     /// When each board last changed, and whether its wait was said.
     changed: ByBoard<u64>,
     wait_told: ByBoard<bool>,
@@ -83,6 +85,7 @@ impl OccupancyFeed {
             shown: start.clone(),
             start,
             handed: Vec::new(),
+            origins: Origins::default(),
             changed: ByBoard::default(),
             wait_told: ByBoard::default(),
             started: ByBoard::default(),
@@ -242,15 +245,22 @@ impl OccupancyFeed {
             events.extend(self.fit(m, &mut at));
             self.last_t = at;
             self.next_free[m.board] = at + self.commit_ms + 1;
+            if let Some(detail) = undetermined(m) {
+                alerts.push(self.kind_alert(m, self.handed.len(), t, detail));
+            }
             let before = *self.shown.board(m.board).board();
+            let side = self.shown.board(m.board).mover(&m.mv);
             self.shown.play(m.board, &m.mv, m.t);
-            self.handed.push(HandedMove {
+            let h = HandedMove {
                 board: m.board,
+                side,
                 mv: m.mv,
                 t: m.t,
                 at,
                 kinds: HandedMove::open_kinds(m, &self.start),
-            });
+            };
+            self.origins.played(self.handed.len(), &h);
+            self.handed.push(h);
             let after = *self.shown.board(m.board).board();
             for sq in Square::ALL {
                 if before.piece_at(sq).is_some() && after.piece_at(sq).is_none() {
@@ -276,9 +286,6 @@ impl OccupancyFeed {
                         },
                     ));
                 }
-            }
-            if let Some(detail) = undetermined(m) {
-                alerts.push(alert(t, m.board, AlertCode::KindUndetermined, detail));
             }
         }
         for r in handed_before {
@@ -440,11 +447,13 @@ fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
     Inference::Alert(Alert::about_board(t, board, code, detail))
 }
 
+mod choices;
 mod consistent;
 mod fill;
 #[cfg(test)]
 mod test_support;
 
+use choices::Origins;
 use consistent::HandedMove;
 
 #[cfg(test)]

@@ -1125,7 +1125,7 @@ fn a_victim_lifted_long_after_its_capturer_may_be_noise_after_a_capture_set_stra
     for empty_ms in [40, 400] {
         let mut h = Hands::from_bfen(bfen);
         h.lift(A, "f3").wait(600).lift(A, "g5");
-        h.t += empty_ms - 100;
+        h.t = h.t + empty_ms - 100;
         h.put(A, "g5").wait(300);
         assert!(h.inf.stalled(A).is_none(), "the stall is deferred");
         h.mv(A, "e8", "d8").wait(300);

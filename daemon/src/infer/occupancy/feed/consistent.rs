@@ -17,7 +17,7 @@
 //! changed are corrected (their kinds stay flagged as undetermined), before the move.
 //! The same is done when a kind is settled or entered by the arbiter.
 
-use crate::rules::{BoardId, BughouseGame, Move, Position, Role};
+use crate::rules::{BoardId, BughouseGame, Color, Move, Position, Role};
 
 use super::{Handed, KindNote, OccupancyFeed, OccupancyMove, with_role};
 
@@ -32,6 +32,8 @@ const SEARCH_BUDGET: usize = 30_000;
 pub(in crate::infer::occupancy) struct HandedMove {
     /// The board.
     pub board: BoardId,
+    /// Who made it.
+    pub side: Color,
     /// The move as handed on (placeholder kinds included).
     pub mv: Move,
     /// The time of the occupancy move.
@@ -48,16 +50,20 @@ impl HandedMove {
     /// promotion's: also that of a piece of open kind that may be a pawn promoting),
     /// empty when it is sure.
     pub(super) fn open_kinds(m: &OccupancyMove, game: &BughouseGame) -> Vec<Role> {
+        // As handed on: a "promotion" whose piece the record has as another kind than a
+        // pawn is that piece's move (its kind is its drop's, see `choices.rs`).
+        let promotion = matches!(
+            m.mv,
+            Move::Normal {
+                promotion: Some(_),
+                ..
+            }
+        );
         match (&m.note, m.mv) {
             (KindNote::Exact, _) => Vec::new(),
-            (KindNote::DropUndetermined { choices }, Move::Drop { .. })
-            | (KindNote::PromotionAssumed { choices }, Move::Normal { .. }) => choices.clone(),
-            (
-                _,
-                Move::Normal {
-                    promotion: Some(_), ..
-                },
-            ) => game.rules().promotion_pieces.iter().collect(),
+            (KindNote::DropUndetermined { choices }, Move::Drop { .. }) => choices.clone(),
+            (KindNote::PromotionAssumed { choices }, _) if promotion => choices.clone(),
+            _ if promotion => game.rules().promotion_pieces.iter().collect(),
             _ => Vec::new(),
         }
     }
@@ -106,18 +112,26 @@ struct Search<'a> {
     best: usize,
     found: Option<Vec<HandedMove>>,
     budget: usize,
+    /// The kinds the reading says the last move's piece may be (empty: any).
+    last_kinds: &'a [Role],
 }
 
 impl Search<'_> {
     /// The assignment of kinds that leaves fewer than `now` moves of `given` illegal,
     /// the fewest the budget finds.
-    fn run(start: &BughouseGame, given: &[HandedMove], now: usize) -> Option<Vec<HandedMove>> {
+    fn run(
+        start: &BughouseGame,
+        given: &[HandedMove],
+        last_kinds: &[Role],
+        now: usize,
+    ) -> Option<Vec<HandedMove>> {
         let mut s = Search {
             given,
             trying: given.to_vec(),
             best: now,
             found: None,
             budget: SEARCH_BUDGET,
+            last_kinds,
         };
         // The moves before the first placeholder are what they are: played once.
         let first = given.iter().position(HandedMove::is_open)?;
@@ -146,7 +160,7 @@ impl Search<'_> {
             self.budget -= 1;
             if !h.is_open() {
                 let mv = fitted(game.board(h.board), &h.mv);
-                illegal += usize::from(!game.classify(h.board, &mv).is_legal());
+                illegal += self.misfits(i, &game, &mv);
                 game.play(h.board, &mv, h.t);
                 self.trying[i].mv = mv;
                 i += 1;
@@ -157,11 +171,9 @@ impl Search<'_> {
                 .into_iter()
                 .chain(h.kinds.iter().copied().filter(|&r| Some(r) != current));
             for role in kinds.collect::<Vec<_>>() {
-                let Some(mv) = with_role(&h.mv, role) else {
-                    continue;
-                };
+                let mv = with_role(&h.mv, role).unwrap_or(h.mv);
                 let mv = fitted(game.board(h.board), &mv);
-                let bad = usize::from(!game.classify(h.board, &mv).is_legal());
+                let bad = self.misfits(i, &game, &mv);
                 let mut next = game.clone();
                 next.play(h.board, &mv, h.t);
                 self.trying[i].mv = mv;
@@ -173,9 +185,36 @@ impl Search<'_> {
             return;
         }
     }
+
+    /// Whether move `i`, `mv` after `game`, misfits (0 or 1): illegal, or the last move
+    /// made by a piece the reading says it is not.
+    fn misfits(&self, i: usize, game: &BughouseGame, mv: &Move) -> usize {
+        let last = i + 1 == self.given.len();
+        let board = self.given[i].board;
+        usize::from(!game.classify(board, mv).is_legal() || (last && off_kind(mv, self.last_kinds)))
+    }
 }
 
-trait KindOf {
+/// The kinds the reading says the piece of `m` may be, when it moved a piece of open kind
+/// (empty: the record's piece is the reading's).
+fn piece_kinds(m: &OccupancyMove) -> Vec<Role> {
+    match (&m.note, m.mv) {
+        (KindNote::PieceOpen { choices }, _)
+        | (KindNote::DropUndetermined { choices }, Move::Normal { .. }) => choices.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether `mv` moves a piece of another kind than `kinds` (a placeholder pawn the record
+/// has take diagonally onto the last rank, where the reading saw a bishop or a queen).
+fn off_kind(mv: &Move, kinds: &[Role]) -> bool {
+    match *mv {
+        Move::Normal { role, .. } => !kinds.is_empty() && !kinds.contains(&role),
+        _ => false,
+    }
+}
+
+pub(super) trait KindOf {
     /// The kind a drop puts down or a promotion makes.
     fn role_of_kind(&self) -> Option<Role>;
 }
@@ -196,19 +235,23 @@ impl OccupancyFeed {
     /// moves later when a corrected move must be final in the record first.
     pub(super) fn fit(&mut self, m: &mut OccupancyMove, at: &mut u64) -> Vec<Handed> {
         m.mv = fitted(self.shown.board(m.board), &m.mv);
-        if self.shown.classify(m.board, &m.mv).is_legal() {
+        let kinds = piece_kinds(m);
+        let off = off_kind(&m.mv, &kinds);
+        if !off && self.shown.classify(m.board, &m.mv).is_legal() {
             return Vec::new();
         }
         let mut given = self.handed.clone();
         given.push(HandedMove {
             board: m.board,
+            side: self.shown.board(m.board).mover(&m.mv),
             mv: m.mv,
             t: m.t,
             at: *at,
             kinds: HandedMove::open_kinds(m, &self.start),
         });
         let (_, now) = replay(&self.start, &mut given);
-        let Some(mut better) = Search::run(&self.start, &given, now) else {
+        let Some(mut better) = Search::run(&self.start, &given, &kinds, now + usize::from(off))
+        else {
             return Vec::new();
         };
         if let Some(last) = better.pop() {
@@ -226,7 +269,7 @@ impl OccupancyFeed {
         if now == 0 {
             return Vec::new();
         }
-        let Some(better) = Search::run(&self.start, &given, now) else {
+        let Some(better) = Search::run(&self.start, &given, &[], now) else {
             return Vec::new();
         };
         let mut at = t;
@@ -265,7 +308,7 @@ impl OccupancyFeed {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{Board, feed_with, sq};
+    use super::super::test_support::{Board, DROP_ON_E3_THEN_TO_E5, feed_with, sq};
     use super::*;
     use crate::infer::SensorEvent;
     use crate::rules::Color;
@@ -280,19 +323,8 @@ mod tests {
     #[test]
     fn a_placeholder_its_piece_then_moves_as_it_cannot_takes_another_of_its_kinds() {
         let mut feed = feed();
-        let mut board = Board::of(&feed);
-        let mut handed = Vec::new();
         // X@e3 e6, then the piece from e3 goes to e5: a rook or a queen, never a pawn.
-        for (s, on) in [
-            ("e3", true),
-            ("e7", false),
-            ("e6", true),
-            ("e3", false),
-            ("e5", true),
-        ] {
-            handed.extend(board.set(&mut feed, s, on).0);
-        }
-        handed.extend(feed.tick(board.t + 4_000).0);
+        let (handed, _) = Board::of(&feed).play(&mut feed, &DROP_ON_E3_THEN_TO_E5);
         let drop = feed.handed[0].mv;
         assert_eq!(feed.handed[0].kinds.len(), 3, "{:?}", feed.handed[0]);
         let put = drop.role_of_kind().expect("a drop's kind");

@@ -46,3 +46,32 @@ impl Board {
         feed.feed(BoardId::A, self.t, self.occ)
     }
 }
+
+/// White drops on e3, Black plays e7-e6, the dropped piece goes on to e5.
+pub(super) const DROP_ON_E3_THEN_TO_E5: [(&str, bool); 5] = [
+    ("e3", true),
+    ("e7", false),
+    ("e6", true),
+    ("e3", false),
+    ("e5", true),
+];
+
+impl Board {
+    /// Each of `changes` in turn, then the board rests 4 s: everything handed on and said.
+    pub(super) fn play(
+        &mut self,
+        feed: &mut OccupancyFeed,
+        changes: &[(&str, bool)],
+    ) -> (Vec<Handed>, Vec<Inference>) {
+        let (mut handed, mut said) = (Vec::new(), Vec::new());
+        for &(s, on) in changes {
+            let (h, a) = self.set(feed, s, on);
+            handed.extend(h);
+            said.extend(a);
+        }
+        let (h, a) = feed.tick(self.t + 4_000);
+        handed.extend(h);
+        said.extend(a);
+        (handed, said)
+    }
+}
