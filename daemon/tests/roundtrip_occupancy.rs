@@ -451,6 +451,8 @@ struct ReadBacks {
     /// supplied by a capture on a board that stalled before it (the partner's board
     /// recorded nothing since), or a move that a stall left unexplained.
     to_flagged: usize,
+    /// Why the record holds those moves illegal.
+    reasons: std::collections::BTreeMap<String, usize>,
     /// Read otherwise: a SAN that is not the move in its position, a move the record
     /// holds legal that is not.
     wrong: Vec<String>,
@@ -495,7 +497,12 @@ impl ReadBacks {
         | ReplayStop::Repeated { index: at, .. }
         | ReplayStop::Unresolved { index: at, .. }) = *stop;
         match record.get(at) {
-            Some(e) if matches!(e.legality, Legality::Illegal(_)) => self.to_flagged += 1,
+            Some(e) if matches!(e.legality, Legality::Illegal(_)) => {
+                self.to_flagged += 1;
+                if let Legality::Illegal(reason) = e.legality {
+                    *self.reasons.entry(reason.code().to_owned()).or_default() += 1;
+                }
+            }
             e => self.wrong.push(format!(
                 "{name}: stops at move {at} ({stop:?}), recorded as {:?}",
                 e.map(|e| (&e.san, e.legality))
@@ -507,10 +514,11 @@ impl ReadBacks {
     /// and at least `whole_share` of the games whole.
     fn check(&self, what: &str, whole_share: f64) {
         println!(
-            "BPGN read back, {what}: {} games, {} whole, {} up to a move the record holds illegal, {} otherwise",
+            "BPGN read back, {what}: {} games, {} whole, {} up to a move the record holds illegal ({:?}), {} otherwise",
             self.games,
             self.whole,
             self.to_flagged,
+            self.reasons,
             self.wrong.len()
         );
         assert!(self.wrong.is_empty(), "{what}:\n{}", self.wrong.join("\n"));
