@@ -14,6 +14,7 @@
 //! castling (it knows only the standard one). A missing interpreter
 //! fails the test, saying what to install.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -81,6 +82,95 @@ fn replay_of(source: &Path, args: &[&str], out: &Path) {
         rep.status.success(),
         "replay {}: {}",
         trace.display(),
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    std::fs::write(out, &rep.stdout).unwrap();
+}
+
+/// `simulate FILE`, its boards turned into boards that sense only occupancy (TabuTronic
+/// Sentio: no clock, an `occupancy` line at every change), then `replay`, written to `out`.
+fn occupancy_replay_of(source: &Path, out: &Path) {
+    let sim = bugbridge()
+        .arg("simulate")
+        .arg(source)
+        .output()
+        .expect("simulate runs");
+    let mut boards: BTreeMap<String, [[bool; 8]; 8]> = BTreeMap::new();
+    let occupied = |b: &[[bool; 8]; 8]| {
+        // FEN placement, rank 8 first, `X` for an occupied square.
+        let ranks: Vec<String> = (0..8)
+            .rev()
+            .map(|r| {
+                let (mut text, mut empty) = (String::new(), 0);
+                for f in 0..8 {
+                    if b[r][f] {
+                        if empty > 0 {
+                            text.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        text.push('X');
+                    } else {
+                        empty += 1;
+                    }
+                }
+                if empty > 0 {
+                    text.push_str(&empty.to_string());
+                }
+                text
+            })
+            .collect();
+        ranks.join("/")
+    };
+    let mut trace = String::new();
+    for line in String::from_utf8_lossy(&sim.stdout).lines() {
+        let v: Value = serde_json::from_str(line).expect("a trace line");
+        let board = v["board"].as_str().unwrap_or_default().to_owned();
+        match v["ev"].as_str() {
+            Some("meta") => {
+                trace.push_str(line);
+                trace.push('\n');
+                continue;
+            }
+            Some("board") => {
+                let mut b = [[false; 8]; 8];
+                for (r, rank) in v["fen"].as_str().unwrap().split('/').enumerate() {
+                    let mut f = 0;
+                    for c in rank.chars() {
+                        match c.to_digit(10) {
+                            Some(n) => f += n as usize,
+                            None => {
+                                b[7 - r][f] = true;
+                                f += 1;
+                            }
+                        }
+                    }
+                }
+                boards.insert(board.clone(), b);
+            }
+            Some("square") => {
+                let sq = v["sq"].as_str().unwrap().as_bytes();
+                let (f, r) = (usize::from(sq[0] - b'a'), usize::from(sq[1] - b'1'));
+                boards.get_mut(&board).expect("a board line first")[r][f] = !v["piece"].is_null();
+            }
+            _ => continue,
+        }
+        trace.push_str(&format!(
+            "{{\"t\":{},\"board\":\"{board}\",\"ev\":\"occupancy\",\"occupied\":\"{}\"}}\n",
+            v["t"],
+            occupied(&boards[&board])
+        ));
+    }
+    let path = out.with_extension("trace.jsonl");
+    std::fs::write(&path, trace).unwrap();
+    let rep = bugbridge()
+        .arg("replay")
+        .arg(&path)
+        .output()
+        .expect("replay runs");
+    assert!(
+        rep.status.success(),
+        "replay {}: {}",
+        path.display(),
         String::from_utf8_lossy(&rep.stderr)
     );
     std::fs::write(out, &rep.stdout).unwrap();
@@ -430,6 +520,16 @@ fn bugbridge_s_files_are_imported_whole_by_pychess_and_the_viewer() {
     ] {
         let out = dir.path().join(format!("{name}.bpgn"));
         replay_of(&corpus().join(source), args, &out);
+        files.push(out);
+    }
+    // Two Sentio boards (occupancy only): placeholder kinds fitted so the game stays
+    // legal, kinds settled later corrected in the record.
+    for (source, name) in [
+        ("lwerdna-chess/foo.bpgn", "foo-sentio"),
+        ("bugaboo/test.bpgn", "test-sentio"),
+    ] {
+        let out = dir.path().join(format!("{name}.bpgn"));
+        occupancy_replay_of(&corpus().join(source), &out);
         files.push(out);
     }
     // A set-up game from a Chess960 start (bughouse.pro's, Shredder-FEN castling rights).
