@@ -73,9 +73,14 @@ fn replay_of(source: &Path, args: &[&str], out: &Path) {
         String::from_utf8_lossy(&sim.stderr)
     );
     std::fs::write(&trace, &sim.stdout).unwrap();
+    replay_into(&trace, out);
+}
+
+/// `replay TRACE`, its BPGN written to `out`.
+fn replay_into(trace: &Path, out: &Path) {
     let rep = bugbridge()
         .arg("replay")
-        .arg(&trace)
+        .arg(trace)
         .output()
         .expect("replay runs");
     assert!(
@@ -102,8 +107,8 @@ fn occupancy_replay_of(source: &Path, out: &Path) {
             .rev()
             .map(|r| {
                 let (mut text, mut empty) = (String::new(), 0);
-                for f in 0..8 {
-                    if b[r][f] {
+                for &on in &b[r] {
+                    if on {
                         if empty > 0 {
                             text.push_str(&empty.to_string());
                             empty = 0;
@@ -162,18 +167,7 @@ fn occupancy_replay_of(source: &Path, out: &Path) {
     }
     let path = out.with_extension("trace.jsonl");
     std::fs::write(&path, trace).unwrap();
-    let rep = bugbridge()
-        .arg("replay")
-        .arg(&path)
-        .output()
-        .expect("replay runs");
-    assert!(
-        rep.status.success(),
-        "replay {}: {}",
-        path.display(),
-        String::from_utf8_lossy(&rep.stderr)
-    );
-    std::fs::write(out, &rep.stdout).unwrap();
+    replay_into(&path, out);
 }
 
 /// The demo's recorded games (`demo --loops 1`), into `dir`.
