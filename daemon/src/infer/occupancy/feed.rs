@@ -11,7 +11,7 @@
 //! only a knight can) is a [`Handed::Settled`]: the record entry is corrected. The arbiter
 //! takes such a board up again by entering its moves (`fill.rs`).
 
-use crate::rules::{Board, BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
+use crate::rules::{BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
 
 use super::super::event::SensorEvent;
 use super::super::output::{Alert, AlertCode, Inference};
@@ -261,8 +261,32 @@ impl OccupancyFeed {
             };
             self.origins.played(self.handed.len(), &h);
             self.handed.push(h);
-            let after = self.shown.board(m.board).board();
-            events.extend(readings(m.board, &before, after, at));
+            let after = *self.shown.board(m.board).board();
+            for sq in Square::ALL {
+                if before.piece_at(sq).is_some() && after.piece_at(sq).is_none() {
+                    events.push(Handed::Event(
+                        at,
+                        SensorEvent::Square {
+                            board: m.board,
+                            sq,
+                            piece: None,
+                        },
+                    ));
+                }
+            }
+            for sq in Square::ALL {
+                let now = after.piece_at(sq);
+                if now.is_some() && now != before.piece_at(sq) {
+                    events.push(Handed::Event(
+                        at,
+                        SensorEvent::Square {
+                            board: m.board,
+                            sq,
+                            piece: now,
+                        },
+                    ));
+                }
+            }
         }
         for r in handed_before {
             self.settle(r, t, events);
@@ -329,26 +353,18 @@ impl OccupancyFeed {
         self.shown = consistent::replay(&self.start, &mut self.handed).0;
         let at = self.last_t.max(t);
         self.last_t = at;
-        BoardId::ALL
-            .into_iter()
-            .flat_map(|b| readings(b, before.board(b).board(), self.shown.board(b).board(), at))
-            .collect()
+        let mut events = Vec::new();
+        for board in BoardId::ALL {
+            let (old, new) = (before.board(board).board(), self.shown.board(board).board());
+            for sq in Square::ALL {
+                let piece = new.piece_at(sq);
+                if piece != old.piece_at(sq) {
+                    events.push(Handed::Event(at, SensorEvent::Square { board, sq, piece }));
+                }
+            }
+        }
+        events
     }
-}
-
-/// The square readings that take `board` from `before` to `after` at `at`: the squares
-/// emptied first, then those whose piece changed (a hand lifts before it puts).
-fn readings(board: BoardId, before: &Board, after: &Board, at: u64) -> Vec<Handed> {
-    let reading = |sq, piece| Handed::Event(at, SensorEvent::Square { board, sq, piece });
-    let emptied = Square::ALL
-        .into_iter()
-        .filter(|&sq| before.piece_at(sq).is_some() && after.piece_at(sq).is_none())
-        .map(|sq| reading(sq, None));
-    let put = Square::ALL.into_iter().filter_map(|sq| {
-        let now = after.piece_at(sq);
-        (now.is_some() && now != before.piece_at(sq)).then(|| reading(sq, now))
-    });
-    emptied.chain(put).collect()
 }
 
 /// `mv` (a drop or a promotion) with its kind `role`.

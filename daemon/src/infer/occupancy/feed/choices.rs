@@ -12,7 +12,7 @@ use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
 use crate::rules::notation::san_string;
 use crate::rules::{BoardId, BughouseGame, ByBoard, Color, Move, Role, Square};
 
-use super::consistent::{HandedMove, kind_put};
+use super::consistent::{HandedMove, KindOf};
 use super::{OccupancyFeed, OccupancyMove, with_role};
 
 /// Which handed-on drop or promotion put the piece of open kind standing on each square
@@ -148,7 +148,7 @@ impl OccupancyFeed {
                         board,
                         number,
                         side,
-                        piece: kind_put(&chosen)?,
+                        piece: chosen.role_of_kind()?,
                     },
                 };
                 Some(AlertChoice { label, action })

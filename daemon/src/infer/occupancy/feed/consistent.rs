@@ -166,7 +166,7 @@ impl Search<'_> {
                 i += 1;
                 continue;
             }
-            let current = kind_put(&h.mv);
+            let current = h.mv.role_of_kind();
             let kinds = current
                 .into_iter()
                 .chain(h.kinds.iter().copied().filter(|&r| Some(r) != current));
@@ -214,12 +214,18 @@ fn off_kind(mv: &Move, kinds: &[Role]) -> bool {
     }
 }
 
-/// The kind a drop puts down or a promotion makes.
-pub(super) fn kind_put(mv: &Move) -> Option<Role> {
-    if mv.is_drop() {
-        Some(mv.role())
-    } else {
-        mv.promotion()
+pub(super) trait KindOf {
+    /// The kind a drop puts down or a promotion makes.
+    fn role_of_kind(&self) -> Option<Role>;
+}
+
+impl KindOf for Move {
+    fn role_of_kind(&self) -> Option<Role> {
+        match *self {
+            Move::Drop { piece, .. } => Some(piece.role),
+            Move::Normal { promotion, .. } => promotion,
+            _ => None,
+        }
     }
 }
 
@@ -278,7 +284,7 @@ impl OccupancyFeed {
         for (old, new) in self.handed.iter().zip(&better) {
             let ply = plies[old.board];
             plies[old.board] += 1;
-            if old.is_open() && kind_put(&old.mv) != kind_put(&new.mv) {
+            if old.is_open() && old.mv.role_of_kind() != new.mv.role_of_kind() {
                 *at = (*at).max(old.at + self.commit_ms + 1);
                 out.push((old.board, ply, new.mv));
             }
@@ -321,7 +327,7 @@ mod tests {
         let (handed, _) = Board::of(&feed).play(&mut feed, &DROP_ON_E3_THEN_TO_E5);
         let drop = feed.handed[0].mv;
         assert_eq!(feed.handed[0].kinds.len(), 3, "{:?}", feed.handed[0]);
-        let put = kind_put(&drop).expect("a drop's kind");
+        let put = drop.role_of_kind().expect("a drop's kind");
         assert!(matches!(put, Role::Rook | Role::Queen), "{drop}");
         let e5 = feed.shown.board(BoardId::A).board().piece_at(sq("e5"));
         assert_eq!(e5.map(|p| (p.color, p.role)), Some((Color::White, put)));
@@ -368,7 +374,7 @@ mod tests {
             .handed
             .iter()
             .filter(|h| h.mv.is_drop())
-            .map(|h| kind_put(&h.mv))
+            .map(|h| h.mv.role_of_kind())
             .collect();
         assert_eq!(
             kinds,
