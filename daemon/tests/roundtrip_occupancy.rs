@@ -315,15 +315,18 @@ fn real_games_noisy_with_the_arbiter_no_wrong_move() {
 /// ruled out, one of which made the next move beside it illegal: read as a drop (2637).
 /// With `BUGBRIDGE_FULL=6000`: a capturer set straight onto its victim, then another piece
 /// it could take read empty and full again long after its lift, by a flicker (1897, 2595,
-/// 5919, 5941; and 2765, a piece of open kind) or the opponent's j'adoube (4600): read as
-/// that piece pulled out from under the capturer.
+/// 5919, 5941; and 2765, a piece of open kind): read as that piece pulled out from under the
+/// capturer. (With pieces of open kind about, where the captures cannot be followed side by
+/// side, the opponent's j'adoube of such a piece 0.6 s after the capturer's lift, read empty
+/// 0.6 s, is taken for the capture (4600, one board in 12 000 noisy): a player holding his
+/// piece that long before he takes is far more common, and stalling on it lost real games.)
 #[test]
 fn games_that_once_went_wrong() {
     let mut tally = Tally::default();
     let noisy = [
         430, 482, 631, 724, 1335, 1413, 1451, 1714, 454, 712, 134, 1037, 1138, 1277, 1314, 1619,
         2360, 2474, 2498, 2669, 2788, 2973, 594, 557, 2704, 1349, 607, 479, 1134, 2584, 2688, 5193,
-        5823, 1928, 1703, 1897, 2595, 2765, 4600, 5919, 5941,
+        5823, 1928, 1703, 1897, 2595, 2765, 5919, 5941,
     ];
     let games = noisy
         .into_iter()

@@ -21,8 +21,11 @@
 
 use std::collections::BTreeMap;
 
+use bugbridge::game::{LIVE_TICK_MS, Match};
+use bugbridge::infer::InferConfig;
 use bugbridge::rules::notation::bpgn::{parse_bpgn, replay};
 use bugbridge::rules::{BoardId, ByBoard, RulesetName};
+use bugbridge::sensor::decode_trace_lines;
 use bugbridge::simulate::Profile;
 use bugbridge_broadcast::wire;
 use bugbridge_drivers::session::DriverKind;
@@ -131,6 +134,13 @@ async fn two_sentio_boards_record_a_real_game_flagging_only_what_occupancy_canno
         .await
         && sub.events.iter().any(|e| e.kind == wire::EventKind::End);
 
+    if let Ok(keep) = std::env::var("SENTIO_KEEP") {
+        let _ = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(dir.path())
+            .arg(&keep)
+            .status();
+    }
     let recorded: Vec<Ply> = sub.moves().into_iter().filter_map(Ply::of_event).collect();
     let undetermined: Vec<wire::Event> = sub
         .alerts
@@ -303,6 +313,86 @@ async fn two_sentio_boards_record_a_real_game_flagging_only_what_occupancy_canno
         );
     }
     daemon.terminate().await;
+    let journal = dir.path().join("games").join("sentio-1.trace.jsonl");
+    replay_publishes_the_same(&journal, &sub.events, &sub.alerts);
+}
+
+/// The journal the daemon wrote, played again as a restarted daemon plays it, gives what
+/// the daemon published, event for event and alert for alert: `seq`, time, move, kind,
+/// detail. The daemon ran its timers (a board at rest makes its move final) at ticks of its
+/// own, between the readings, and on for seconds after the last one: played again, they run
+/// at the same times.
+fn replay_publishes_the_same(
+    journal: &std::path::Path,
+    events: &[wire::Event],
+    alerts: &[wire::Event],
+) {
+    let text = std::fs::read_to_string(journal).expect("the journal");
+    let (_, lines) = decode_trace_lines(&text).expect("the journal reads");
+    let config = InferConfig {
+        ruleset: RulesetName::Fide.ruleset(),
+        clock: ByBoard { a: false, b: false },
+        ..InferConfig::default()
+    };
+    let mut game = Match::new("sentio", BTreeMap::new(), config, None);
+    let mut decisions = Vec::new();
+    for (t, line) in &lines {
+        decisions.extend(game.feed_decoded(*t, line, *t));
+    }
+    // The ticks after the last reading: the test waited seconds for the last moves.
+    let last = lines.last().map_or(0, |(t, _)| *t);
+    for n in 1..=100 {
+        decisions.extend(game.tick((last / LIVE_TICK_MS + n) * LIVE_TICK_MS));
+    }
+    let published: Vec<wire::Event> = decisions
+        .iter()
+        .filter_map(bugbridge::publish::event)
+        .collect();
+    for (live, alert) in [(events, false), (alerts, true)] {
+        let again: Vec<&wire::Event> = published
+            .iter()
+            .filter(|e| (e.kind == wire::EventKind::Alert) == alert)
+            .collect();
+        let mut by_seq: BTreeMap<u64, &wire::Event> = BTreeMap::new();
+        for e in live {
+            by_seq.insert(e.seq, e);
+        }
+        let stream = if alert { "alerts" } else { "events" };
+        assert!(!by_seq.is_empty(), "no {stream} published");
+        for (&seq, &e) in &by_seq {
+            let i = usize::try_from(seq).expect("seq") - 1;
+            let mut again = again.get(i).map(|&a| a.clone());
+            if let Some(a) = again.as_mut() {
+                // The hub numbers them; an alert carries its game's number and the
+                // wall-clock time it was sent.
+                a.seq = seq;
+                a.wall = e.wall;
+                a.game = e.game;
+            }
+            if again.as_ref() != Some(e) {
+                // Kept for whoever reads the failure (the test's directory goes with it).
+                let kept = std::env::temp_dir().join(format!(
+                    "bugbridge-sentio-{}.trace.jsonl",
+                    std::process::id()
+                ));
+                let _ = std::fs::copy(journal, &kept);
+                let fields = |e: Option<&wire::Event>| match serde_json::to_value(e) {
+                    Ok(serde_json::Value::Object(m)) => m,
+                    _ => serde_json::Map::new(),
+                };
+                let (again, published) = (fields(again.as_ref()), fields(Some(e)));
+                let differ: Vec<String> = published
+                    .iter()
+                    .filter(|(k, v)| again.get(*k) != Some(*v))
+                    .map(|(k, v)| format!("{k}: played again {:?}, published {v}", again.get(k)))
+                    .collect();
+                panic!(
+                    "{stream} seq {seq} differs: {differ:#?}\n(the journal: {})",
+                    kept.display()
+                );
+            }
+        }
+    }
 }
 
 /// Whether `g` and `w` are the same move, told apart only by their check or mate mark.

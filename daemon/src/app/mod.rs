@@ -218,6 +218,10 @@ pub async fn run(
     let mut settled: Option<tokio::time::Instant> = None;
     loop {
         let decided = tokio::select! {
+            // The board's events and the arbiter's actions before the timer: a tick taken
+            // while an event stamped before it waits would run the timers ahead of it (a
+            // busy host's board "resting" on a move whose next reading is in the queue).
+            biased;
             // Cancel-safe: a future that does not complete is dropped without effect.
             () = &mut shutdown => break,
             // Cancel-safe: pinned and polled again only if another branch won; never

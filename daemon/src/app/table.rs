@@ -15,7 +15,7 @@ use bugbridge_drivers::trace::{Side, TraceEvent, TraceLine};
 use tracing::{debug, info, warn};
 
 use crate::config::Config;
-use crate::game::Match;
+use crate::game::{LIVE_TICK_MS, Match};
 use crate::infer::{ActionRefused, InferConfig, Inference, OperatorAction, SensorEvent};
 use crate::publish;
 use crate::record::{GameFiles, Journal, Store, write_atomic};
@@ -48,6 +48,11 @@ pub(crate) struct Table {
     pending: Vec<Inference>,
     /// The boards the configuration has (an action about another one is refused).
     boards: ByBoard<bool>,
+    /// The earliest time the next journaled line may have: just after the last tick the
+    /// timer ran. An event the board sent before it but heard after it is journaled after
+    /// it, as it was interpreted, so that the journal played again meets it after the tick
+    /// too (see [`Match::ticks_before`](crate::game::Match)).
+    after_tick: u64,
 }
 
 impl Table {
@@ -187,6 +192,7 @@ impl Table {
             running: ByBoard::default(),
             pending: Vec::new(),
             boards: configured_boards(config),
+            after_tick: 0,
         })
     }
 
@@ -263,6 +269,7 @@ impl Table {
             running,
             pending: Vec::new(),
             boards: configured_boards(config),
+            after_tick: 0,
         })
     }
 
@@ -283,7 +290,7 @@ impl Table {
         at: Instant,
         event: TraceEvent,
     ) -> Result<Vec<Inference>, AppError> {
-        let t = self.t(at).max(self.journal.last_t());
+        let t = self.t(at).max(self.journal.last_t()).max(self.after_tick);
         let press = match &event {
             TraceEvent::Clock { board, running, .. } => {
                 let b = sensor::board_id(*board);
@@ -320,7 +327,10 @@ impl Table {
         &mut self,
         action: &wire::OperatorAction,
     ) -> Result<Vec<Inference>, AppError> {
-        let t = self.t(Instant::now()).max(self.journal.last_t());
+        let t = self
+            .t(Instant::now())
+            .max(self.journal.last_t())
+            .max(self.after_tick);
         let op = match self.check_action(t, action) {
             Ok(op) => op,
             Err(refused) => {
@@ -409,7 +419,13 @@ impl Table {
 
     /// Lets the inference's timers run (clockless commits, drop tolerances).
     pub(crate) fn on_tick(&mut self, now: Instant) -> Result<Vec<Inference>, AppError> {
-        let t = self.t(now);
+        // At a multiple of the tick, as a journal played again ticks; one that ran already
+        // (before an event heard since) does not run again.
+        let t = self.t(now) / LIVE_TICK_MS * LIVE_TICK_MS;
+        if t <= self.game.ticked() {
+            return Ok(Vec::new());
+        }
+        self.after_tick = t + 1;
         let decided = self.game.tick(t);
         self.after(decided, false)
     }

@@ -13,8 +13,14 @@ use crate::rules::notation::bfen::{ParseBfenError, parse_bfen};
 use crate::rules::{Board, BoardId, BughouseGame, ByBoard, ByColor, EndReason, MatchResult};
 use crate::sensor::Decoded;
 
-/// How often the live daemon lets the inference's timers run (ms).
+/// How often the live daemon lets the inference's timers run (ms): at each multiple of it,
+/// in trace time (see [`Match::ticks_before`]).
 pub const LIVE_TICK_MS: u64 = 100;
+
+/// How many ticks a pause between two events runs one by one, at most (five minutes): by
+/// then every timer has run out, and a trace whose time jumps far (damaged) does not hold
+/// the replay for hours.
+const MAX_PAUSE_TICKS: u64 = 3_000;
 
 /// How a match ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +75,10 @@ pub struct Match {
     occupancy: OccupancyFeed,
     /// The latest time fed or ticked (ms).
     now: u64,
+    /// The latest time the timers ran to (ms).
+    ticked: u64,
+    /// Whether any event was fed: the first one starts the timers, none ran before it.
+    fed: bool,
 }
 
 impl Match {
@@ -87,6 +97,8 @@ impl Match {
         Match {
             occupancy: OccupancyFeed::new(first, config.ruleset, config.stable_commit_ms),
             now: 0,
+            ticked: 0,
+            fed: false,
             id: id.to_owned(),
             tags,
             inferrer: Inferrer::new(config, start),
@@ -173,11 +185,11 @@ impl Match {
     /// Feeds one event at trace time `t` (`wall_ms`: the server clock, for viewers).
     pub fn feed(&mut self, t: u64, ev: &SensorEvent, wall_ms: u64) -> Vec<Inference> {
         if let SensorEvent::Operator(_) = ev {
-            // The arbiter acted on what he saw at `t`: the timers run to `t` first, as the
-            // live daemon's ticks have run them, so a journal replayed after a restart
-            // applies his action to the same record (an occupancy board's last move,
-            // final by then, included).
-            let mut out = self.tick_through(t);
+            // The arbiter acted on what he saw at `t`: the timers run to `t` first, live
+            // and replayed alike, so a journal replayed after a restart applies his action
+            // to the same record (an occupancy board's last move, final by then, included).
+            let mut out = self.ticks_before(t);
+            out.extend(self.tick(t));
             out.extend(self.feed_now(t, ev, wall_ms));
             return out;
         }
@@ -185,18 +197,38 @@ impl Match {
         self.feed_now(t, ev, wall_ms)
     }
 
-    /// Lets the timers run to `t` as the live daemon's ticks (every [`LIVE_TICK_MS`]) run
-    /// them: a move made final once its board has rested is final at the time it was.
-    fn tick_through(&mut self, t: u64) -> Vec<Inference> {
+    /// The latest time the timers ran to (ms): the live daemon's next tick comes after
+    /// it, and so must the next event it journals (see [`Match::ticks_before`]).
+    #[must_use]
+    pub const fn ticked(&self) -> u64 {
+        self.ticked
+    }
+
+    /// Runs the timers at each multiple of [`LIVE_TICK_MS`] after the last time they ran
+    /// and before `t`, the time of the event about to be fed. The live daemon ticks at
+    /// those times too (when its timer is late, here, before the event), and journals no
+    /// event before a tick that ran: a journal played again (a restart, `replay`) meets
+    /// every tick where the live daemon met it, and decides what it decided (an occupancy
+    /// board's move made final at rest, the `seq` of what was published).
+    fn ticks_before(&mut self, t: u64) -> Vec<Inference> {
         let mut out = Vec::new();
-        // At most a few thousand ticks however long the pause.
-        let step = LIVE_TICK_MS.max(t.saturating_sub(self.now) / 5_000);
-        let mut at = self.now;
-        while at + step < t {
-            at += step;
-            out.extend(self.tick(at));
+        if !self.fed {
+            // The first event starts the match's time: no timer ran before it.
+            self.fed = true;
+            self.ticked = self.ticked.max(t.saturating_sub(1));
+            return out;
         }
-        out.extend(self.tick(t));
+        let mut at = (self.ticked / LIVE_TICK_MS + 1) * LIVE_TICK_MS;
+        let mut left = MAX_PAUSE_TICKS;
+        while at < t {
+            if left == 0 {
+                // A long pause: every timer ran out long ago; the last tick before `t`.
+                at = (t - 1) / LIVE_TICK_MS * LIVE_TICK_MS;
+            }
+            left = left.saturating_sub(1);
+            out.extend(self.tick(at));
+            at += LIVE_TICK_MS;
+        }
         out
     }
 
@@ -289,10 +321,17 @@ impl Match {
         self.inferrer.check_action(t, op)
     }
 
-    /// Feeds one decoded trace line: sensor events go to the inference, an unknown RFID tag
-    /// becomes its `unknown-tag` alert; the rest (the `meta` line, operator actions this
-    /// version does not know, occupancy snapshots) decides nothing here.
+    /// Feeds one decoded trace line, the timers run first to the ticks before it (see
+    /// [`Match::ticks_before`]): sensor events go to the inference, an occupancy snapshot
+    /// to the occupancy reading, an unknown RFID tag becomes its `unknown-tag` alert; the
+    /// rest (the `meta` line, operator actions this version does not know) decides nothing.
     pub fn feed_decoded(&mut self, t: u64, line: &Decoded, wall_ms: u64) -> Vec<Inference> {
+        let mut out = self.ticks_before(t);
+        out.extend(self.feed_line(t, line, wall_ms));
+        out
+    }
+
+    fn feed_line(&mut self, t: u64, line: &Decoded, wall_ms: u64) -> Vec<Inference> {
         match line {
             Decoded::Event(ev) => self.feed(t, ev, wall_ms),
             Decoded::UnknownTag { board, sq, tag } => {
@@ -358,6 +397,7 @@ impl Match {
     /// Lets the inference's timers run to trace time `t`.
     pub fn tick(&mut self, t: u64) -> Vec<Inference> {
         self.now = self.now.max(t);
+        self.ticked = self.ticked.max(t);
         // An occupancy-only board's piece held still long enough is a move now.
         let (events, alerts) = self.occupancy.tick(t);
         let mut out = self.hand_over(&events, t);

@@ -1502,6 +1502,37 @@ fn a_capture_by_a_piece_of_open_kind_as_another_kind_whose_victim_flickered_stal
 }
 
 #[test]
+fn a_victim_lifted_half_a_second_after_its_capturer_with_pieces_of_open_kind_about_is_taken() {
+    // Black drops a knight or a rook on e1 (open kind: the knight its placeholder, which
+    // would guard d3), beside White's king on d2, which may take c3, d3 or e1. The king is
+    // lifted and `gap_ms` later d3 reads empty for `empty_ms`: a player holding his king
+    // half a second before he takes (an outside generator's captures: a quarter of them)
+    // is Kxd3, the dropped piece a rook. A flicker-short empty square, or a lift later
+    // than a hand holding the king reaches, may be Kxc3 or Kxe1 set straight and noise on
+    // d3: with a piece of open kind among the victims, the readings cannot run side by
+    // side, and the board stalls.
+    for (gap_ms, empty_ms, read) in [(514, 205, true), (514, 40, false), (1_700, 205, false)] {
+        let mut h = Hands::from_bfen("7k/8/8/8/8/2np4/3K4/8/nr b - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        h.put(A, "e1").wait(300).lift(A, "d2");
+        // Each reading takes 100 ms itself.
+        h.t = h.t + gap_ms - 100;
+        h.lift(A, "d3");
+        h.t = h.t + empty_ms - 100;
+        h.put(A, "d3").wait(300).mv(A, "h8", "g8");
+        let got = h.done();
+        let king_took = got
+            .iter()
+            .any(|(_, mv, _)| *mv == normal(Role::King, "d2", "d3", Some(Role::Pawn)));
+        assert_eq!(king_took, read, "{gap_ms} ms, {empty_ms} ms: {got:?}");
+        assert_eq!(
+            h.inf.stalled(A).is_some(),
+            !read,
+            "{gap_ms} ms, {empty_ms} ms"
+        );
+    }
+}
+
+#[test]
 fn a_dropped_piece_that_moves_as_only_a_promoted_pawn_can_was_a_pawn_and_goes_back_as_one() {
     // A pawn or a bishop dropped on g7 takes the rook on h8 (as a pawn promoting, as a
     // bishop plainly), then jumps to g6 as only a knight can: a promoted knight, so the

@@ -11,7 +11,12 @@
 //! is followed side by side (see `speculate.rs`), later moves tell them apart (the capturer
 //! stands on its victim's square in one reading only), and the main reading stalls, said
 //! only if no reading is left. With pieces of open kind about, or while other readings run,
-//! the captures cannot be followed, and the board stalls.
+//! the captures cannot be followed: the board stalls only where the capture read is the less
+//! likely (a flicker-short empty square, or a lift later than a hand holding the capturer
+//! reaches), and takes the capture otherwise. A player who holds his piece half a second
+//! before he takes is common (a quarter of an outside generator's captures, a board whose
+//! host is busy adds its own delay); a flicker or a j'adoube on a piece he could have
+//! taken, just after he set his piece straight onto another, is rare.
 
 use crate::rules::{BoardId, Move, Square};
 
@@ -26,6 +31,33 @@ use super::{
 /// (a j'adoube) or by a flicker as a hand passed over it.
 const VICTIM_REACH_MS: u64 = 450;
 
+/// How long a square reads empty at most when its sensor flickers (ms): a scan or two. A
+/// victim pulled out reads empty until the capturer is put in its place, mostly longer.
+const FLICKER_MS: u64 = 100;
+
+/// How long after its capturer's lift a hand may still pull the victim out (ms): players
+/// hold the capturer a second or more before taking (an outside generator's captures, the
+/// capturer lifted first: half within 0.2 s, 90 % within 1 s, 95 % within 1.5 s). Within
+/// it, a victim's square read empty longer than a flicker is the capture; later, it may
+/// be the opponent's j'adoube after the capturer was set straight onto another victim.
+const HAND_REACH_MS: u64 = 1_500;
+
+/// How much doubt about a capture's victim makes the board hold back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Doubt {
+    /// Any: its square emptied later than [`VICTIM_REACH_MS`] after the capturer's lift.
+    /// Taken where each capture can be followed side by side (later moves tell them
+    /// apart, nothing is lost).
+    Any,
+    /// Only where the capture read is the less likely: its square read empty no longer
+    /// than a flicker ([`FLICKER_MS`]), or emptied later than a hand still holding the
+    /// capturer reaches it ([`HAND_REACH_MS`]). Taken where the board would stall: a
+    /// player who holds his piece half a second before taking is common, a flicker or a
+    /// j'adoube on a piece he could have taken, right after he set his piece straight onto
+    /// another, is not.
+    Likely,
+}
+
 impl OccupancyInference {
     /// Whether `m` (with `note`), a capture just matched on `board`, is not taken because
     /// its victim's lift may have been noise after its piece was set straight onto another
@@ -38,7 +70,7 @@ impl OccupancyInference {
         t: u64,
         (m, note): (&Move, &KindNote),
     ) -> bool {
-        let Some(why) = self.unsure_victim(board, m) else {
+        let Some(why) = self.unsure_victim(board, m, Doubt::Any) else {
             return false;
         };
         let Some((from, to)) = capture_squares(m) else {
@@ -47,8 +79,13 @@ impl OccupancyInference {
         let captures = captures_from(self.game.board(board), from);
         let (_, open_kind) = self.capture_targets(board, from, &captures);
         if open_kind || self.in_fork.is_some() || self.trying || self.speculation.is_some() {
-            // The captures it may have made are not known, or cannot be followed here. A
-            // trial reading of a reply cannot tell either: its capture is not ruled out.
+            // The captures it may have made are not known, or cannot be followed here: the
+            // board stalls only when the capture read is the less likely (see
+            // [`Doubt::Likely`]). A trial reading of a reply cannot tell either: its
+            // capture is not ruled out.
+            let Some(why) = self.unsure_victim(board, m, Doubt::Likely) else {
+                return false;
+            };
             *self.doubt.get_mut(board) |= self.trying;
             self.stall_in_doubt(board, why);
             return true;
@@ -75,7 +112,7 @@ impl OccupancyInference {
     /// their placeholders are, stalls it because its victim's lift may have been noise
     /// (see the module's doc): the captures cannot be followed side by side there.
     pub(super) fn stall_unsure_victim(&mut self, board: BoardId, m: &Move) -> bool {
-        let Some(why) = self.unsure_victim(board, m) else {
+        let Some(why) = self.unsure_victim(board, m, Doubt::Likely) else {
             return false;
         };
         self.stall_in_doubt(board, why);
@@ -87,7 +124,7 @@ impl OccupancyInference {
     /// capturer's lift (the opponent's hand, or a flicker as it passes), and the capturer
     /// could have been set straight onto another piece (by the shapes of its kinds too,
     /// when its kind is open).
-    fn unsure_victim(&self, board: BoardId, m: &Move) -> Option<String> {
+    fn unsure_victim(&self, board: BoardId, m: &Move, doubt: Doubt) -> Option<String> {
         let (from, to) = capture_squares(m)?;
         let c = &self.watch[board].changes;
         let (lifted, up, back) = (
@@ -95,7 +132,14 @@ impl OccupancyInference {
             c.emptied[to.index()],
             c.filled[to.index()],
         );
-        if up <= lifted + VICTIM_REACH_MS {
+        let within_reach = match doubt {
+            Doubt::Any => up <= lifted + VICTIM_REACH_MS,
+            Doubt::Likely => {
+                up <= lifted + VICTIM_REACH_MS
+                    || (back.saturating_sub(up) > FLICKER_MS && up <= lifted + HAND_REACH_MS)
+            }
+        };
+        if within_reach {
             return None;
         }
         let captures = captures_from(self.game.board(board), from);
