@@ -70,6 +70,8 @@ pub struct OccupancyFeed {
     /// When each board last changed, and whether its wait was said.
     changed: ByBoard<u64>,
     wait_told: ByBoard<bool>,
+    /// The move withheld as a look-alike each board was last said to rest on (its time).
+    withheld_told: ByBoard<Option<u64>>,
     /// Each board's snapshots since its last move handed on, read again once the arbiter
     /// enters its moves (see `fill.rs`).
     pub(super) log: SnapshotLog,
@@ -88,6 +90,7 @@ impl OccupancyFeed {
             origins: Origins::default(),
             changed: ByBoard::default(),
             wait_told: ByBoard::default(),
+            withheld_told: ByBoard::default(),
             started: ByBoard::default(),
             stall_told: ByBoard::default(),
             last_t: 0,
@@ -196,6 +199,7 @@ impl OccupancyFeed {
                 ),
             ));
         }
+        self.tell_withheld(t, &mut alerts);
         (events, alerts)
     }
 
@@ -452,6 +456,7 @@ mod consistent;
 mod fill;
 #[cfg(test)]
 mod test_support;
+mod withheld;
 
 use choices::Origins;
 use consistent::HandedMove;

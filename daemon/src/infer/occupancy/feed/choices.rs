@@ -157,7 +157,7 @@ impl OccupancyFeed {
     }
 
     /// The record's move number of handed-on move `index` of `side` on `board`.
-    fn number(&self, index: usize, board: BoardId, side: Color) -> u32 {
+    pub(super) fn number(&self, index: usize, board: BoardId, side: Color) -> u32 {
         let before = self.handed[..index.min(self.handed.len())]
             .iter()
             .filter(|h| h.board == board && h.side == side)

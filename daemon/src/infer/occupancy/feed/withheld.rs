@@ -1,0 +1,162 @@
+//! A board resting on a move withheld as a look-alike is said, with both readings to enter.
+//!
+//! A quiet move whose piece could have taken instead (set straight onto its victim, whose
+//! square shows no change) reads the same as that capture followed by the opponent's drop
+//! where the quiet move landed. The reading withholds it until the board's next move tells
+//! (see [`super::super::OccupancyInference::commit_at_rest`]). A game's last move on a board
+//! has no move after it: the board rests on it, and without a word the record would simply
+//! stop short. After [`STILL_WAIT_MS`] at rest the arbiter hears it once, with each reading
+//! as a choice that enters it (`fill`): the quiet move, or the capture and a drop of each
+//! kind the opponent holds.
+
+use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
+use crate::rules::notation::{legal_sequence, san_string};
+use crate::rules::{BoardId, Color, Move};
+
+use super::{OccupancyFeed, STILL_WAIT_MS};
+
+impl OccupancyFeed {
+    /// The alert, once per move withheld, of each board that has rested [`STILL_WAIT_MS`]
+    /// on a single move withheld as a look-alike, at `t`.
+    pub(super) fn tell_withheld(&mut self, t: u64, alerts: &mut Vec<Inference>) {
+        for b in BoardId::ALL {
+            let [held] = self.inf.withheld[b].as_slice() else {
+                self.withheld_told[b] = None;
+                continue;
+            };
+            if self.withheld_told[b] == Some(held.t) || t < self.changed[b] + STILL_WAIT_MS {
+                continue;
+            }
+            self.withheld_told[b] = Some(held.t);
+            alerts.push(Inference::Alert(self.withheld_alert(t, b, held.mv)));
+        }
+    }
+
+    /// The alert of `quiet`, withheld on `board`: its readings as choices.
+    fn withheld_alert(&self, t: u64, board: BoardId, quiet: Move) -> Alert {
+        let pos = self.shown.board(board);
+        let side = pos.mover(&quiet);
+        let number = self.number(self.handed.len(), board, side);
+        let dots = |c: Color| if c == Color::White { "." } else { "..." };
+        let quiet_san = san_string(pos, &quiet);
+        let fill = |sans: Vec<String>| OperatorAction::Fill { board, moves: sans };
+        let mut choices = vec![AlertChoice {
+            label: format!("{number}{} {quiet_san}", dots(side)),
+            action: fill(vec![quiet_san.clone()]),
+        }];
+        let mut captures = Vec::new();
+        for capture in pos
+            .legal_moves()
+            .into_iter()
+            .filter(|m| m.from() == quiet.from() && m.is_capture())
+        {
+            let capture_san = san_string(pos, &capture);
+            captures.push(capture_san.clone());
+            let mut after = pos.clone();
+            after.play(&capture);
+            for drop in after
+                .legal_moves()
+                .into_iter()
+                .filter(|m| m.is_drop() && m.to() == quiet.to())
+            {
+                let sans = vec![capture_san.clone(), san_string(&after, &drop)];
+                // The record's position may hold what the reading's does not (a hand told
+                // apart since): only what the arbiter's entry would take is offered.
+                if legal_sequence(pos.clone(), &sans).is_err() {
+                    continue;
+                }
+                let reply_number = if side == Color::Black {
+                    number + 1
+                } else {
+                    number
+                };
+                choices.push(AlertChoice {
+                    label: format!(
+                        "{number}{} {} {reply_number}{} {}",
+                        dots(side),
+                        sans[0],
+                        dots(side.other()),
+                        sans[1]
+                    ),
+                    action: fill(sans),
+                });
+            }
+        }
+        let detail = format!(
+            "board {board}: resting for {} s on {quiet_san}, which the board shows as it would show {} set straight onto its victim and the opponent's drop on {}; the board's next move tells, or the arbiter enters one (fill)",
+            STILL_WAIT_MS / 1000,
+            captures.join(" or "),
+            quiet.to()
+        );
+        let mut alert = Alert::about_board(t, board, AlertCode::OccupancyStalled, detail);
+        alert.side = Some(side);
+        alert.number = Some(number);
+        alert.san = Some(quiet_san);
+        alert.choices = choices;
+        alert
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Handed;
+    use super::super::test_support::{Board, feed_with};
+    use super::*;
+    use crate::infer::SensorEvent;
+
+    /// White's knight on f3 may take e5 (set straight onto it, no change there) and Black
+    /// holds a pawn to drop: f3 emptying and g5 filling is Ng5, or Nxe5 and a pawn on g5.
+    const KNIGHT_AND_PAWN: &str = "4k3/8/8/4p3/8/5N2/8/4K3/p w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+
+    /// The squares each handed-on reading puts a piece on, in order.
+    fn puts(handed: &[Handed]) -> Vec<String> {
+        handed
+            .iter()
+            .filter_map(|h| match h {
+                Handed::Event(
+                    _,
+                    SensorEvent::Square {
+                        sq, piece: Some(_), ..
+                    },
+                ) => Some(sq.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_board_resting_on_a_withheld_look_alike_is_said_once_with_both_readings_to_enter() {
+        let mut feed = feed_with(KNIGHT_AND_PAWN);
+        let mut board = Board::of(&feed);
+        let (handed, _) = board.play(&mut feed, &[("f3", false), ("g5", true)]);
+        assert!(puts(&handed).is_empty(), "withheld: {handed:?}");
+        let rested = board.t + STILL_WAIT_MS;
+        let (_, early) = feed.tick(rested - 100);
+        assert!(early.is_empty(), "{early:?}");
+        let (_, said) = feed.tick(rested);
+        let [Inference::Alert(alert)] = said.as_slice() else {
+            panic!("one alert: {said:?}");
+        };
+        assert_eq!(alert.code, AlertCode::OccupancyStalled);
+        assert_eq!(
+            (alert.number, alert.side, alert.san.as_deref()),
+            (Some(1), Some(Color::White), Some("Ng5"))
+        );
+        let labels: Vec<&str> = alert.choices.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["1. Ng5", "1. Nxe5 1... P@g5"]);
+        assert!(alert.detail.contains("Nxe5"), "{}", alert.detail);
+        // Said once, however long the board rests.
+        assert!(feed.tick(rested + 10_000).1.is_empty());
+        // Each choice enters its reading.
+        for (choice, landed) in alert.choices.iter().zip([vec!["g5"], vec!["e5", "g5"]]) {
+            let mut entered = feed.clone();
+            let OperatorAction::Fill { board, moves } = &choice.action else {
+                panic!("a fill: {choice:?}");
+            };
+            let (handed, _) = entered
+                .fill(*board, moves, rested + 20_000)
+                .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
+            assert_eq!(puts(&handed), landed, "{}", choice.label);
+        }
+    }
+}
