@@ -354,6 +354,28 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
     // The game has no 40th move: refused, naming the field.
     assert_eq!(results["status"], 400, "{results}");
 
+    // A board resting on a move it cannot tell offers each reading to enter (`fill`): its
+    // choices, labelled with whole moves, wrap inside the alert at every width, a phone's
+    // included, with nothing overlapping, cut or scrolling sideways.
+    let buttons = browser
+        .eval(
+            "window.bugbridge.showAlert({ seq: 99997, t: 3000, kind: 'alert', code: 'occupancy-stalled', \
+               board: 'A', side: 'white', number: 19, san: 'Kg1', game: 1, wall: Date.now(), \
+               detail: 'board A: resting for 8 s on Kg1, which the board shows as it would show Kxg2 set straight onto its victim and the opponent\\'s drop on g1; the board\\'s next move tells, or the arbiter enters one (fill)', \
+               choices: [ \
+                 { label: '19. Kg1', post: { action: 'fill', board: 'A', moves: ['Kg1'] } }, \
+                 { label: '19. Kxg2 19... P@g1', post: { action: 'fill', board: 'A', moves: ['Kxg2', 'P@g1'] } }, \
+                 { label: '19. Kxg2 19... N@g1', post: { action: 'fill', board: 'A', moves: ['Kxg2', 'N@g1'] } }, \
+                 { label: '19. Kxg2 19... B@g1', post: { action: 'fill', board: 'A', moves: ['Kxg2', 'B@g1'] } }, \
+                 { label: '19. Kxg2 19... R@g1', post: { action: 'fill', board: 'A', moves: ['Kxg2', 'R@g1'] } }, \
+                 { label: '19. Kxg2 19... Q@g1', post: { action: 'fill', board: 'A', moves: ['Kxg2', 'Q@g1'] } } ] }); \
+             return document.querySelectorAll('#alerts li[data-seq=\"99997\"] button.choice').length;",
+            vec![],
+        )
+        .await;
+    assert_eq!(buttons, serde_json::json!(6), "one button per reading");
+    super::layout::assert_renders(&browser, "arbiter-choices", "main, header.chrome").await;
+
     browser.close().await;
     daemon.stop().await;
 }
