@@ -73,8 +73,6 @@ pub struct Match {
     setup: Option<String>,
     /// The moves of occupancy-only boards (Sentio), made from their snapshots.
     occupancy: OccupancyFeed,
-    /// The latest time fed or ticked (ms).
-    now: u64,
     /// The latest time the timers ran to (ms).
     ticked: u64,
     /// Whether any event was fed: the first one starts the timers, none ran before it.
@@ -96,7 +94,6 @@ impl Match {
             .unwrap_or_else(|| BughouseGame::new(config.ruleset));
         Match {
             occupancy: OccupancyFeed::new(first, config.ruleset, config.stable_commit_ms),
-            now: 0,
             ticked: 0,
             fed: false,
             id: id.to_owned(),
@@ -193,7 +190,6 @@ impl Match {
             out.extend(self.feed_now(t, ev, wall_ms));
             return out;
         }
-        self.now = self.now.max(t);
         self.feed_now(t, ev, wall_ms)
     }
 
@@ -396,7 +392,6 @@ impl Match {
 
     /// Lets the inference's timers run to trace time `t`.
     pub fn tick(&mut self, t: u64) -> Vec<Inference> {
-        self.now = self.now.max(t);
         self.ticked = self.ticked.max(t);
         // An occupancy-only board's piece held still long enough is a move now.
         let (events, alerts) = self.occupancy.tick(t);

@@ -10,7 +10,7 @@
 //! kind the opponent holds.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
-use crate::rules::notation::{legal_sequence, san_string};
+use crate::rules::notation::san_string;
 use crate::rules::{BoardId, Color, Move};
 
 use super::{OccupancyFeed, STILL_WAIT_MS};
@@ -59,12 +59,9 @@ impl OccupancyFeed {
                 .into_iter()
                 .filter(|m| m.is_drop() && m.to() == quiet.to())
             {
+                // Both legal in the record's position, which the arbiter's entry is
+                // checked against.
                 let sans = vec![capture_san.clone(), san_string(&after, &drop)];
-                // The record's position may hold what the reading's does not (a hand told
-                // apart since): only what the arbiter's entry would take is offered.
-                if legal_sequence(pos.clone(), &sans).is_err() {
-                    continue;
-                }
                 let reply_number = if side == Color::Black {
                     number + 1
                 } else {
