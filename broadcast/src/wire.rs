@@ -534,6 +534,13 @@ pub enum ActionKind {
         board: Board,
         /// The plies, as SAN.
         moves: Vec<String>,
+        /// The move number of the first ply, with `side`, as the alert offering the moves
+        /// named it: a board whose record has moved on since refuses them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        number: Option<u32>,
+        /// Who makes the first ply (with `number`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        side: Option<Side>,
     },
 }
 

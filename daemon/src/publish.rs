@@ -203,9 +203,15 @@ pub fn action(op: &OperatorAction) -> wire::ActionKind {
             side: side(*s),
             san: san.clone(),
         },
-        OperatorAction::Fill { board: b, moves } => wire::ActionKind::Fill {
+        OperatorAction::Fill {
+            board: b,
+            moves,
+            first,
+        } => wire::ActionKind::Fill {
             board: board(*b),
             moves: moves.clone(),
+            number: first.map(|(n, _)| n),
+            side: first.map(|(_, s)| side(s)),
         },
     }
 }

@@ -267,6 +267,10 @@ fn operator(
                 .iter()
                 .map(|m| m.as_str().map(str::to_owned))
                 .collect::<Option<Vec<String>>>()?,
+            first: match (fields.get("number"), fields.get("side")) {
+                (None, None) => None,
+                _ => Some((number()?, side()?)),
+            },
         }),
         _ => None,
     }
@@ -375,11 +379,19 @@ fn encode_operator(op: &OperatorAction) -> TraceEvent {
             fields.insert("san".into(), Value::from(san.as_str()));
             (Some(*board), "replace")
         }
-        OperatorAction::Fill { board, moves } => {
+        OperatorAction::Fill {
+            board,
+            moves,
+            first,
+        } => {
             fields.insert(
                 "moves".into(),
                 Value::Array(moves.iter().map(|m| Value::from(m.as_str())).collect()),
             );
+            if let Some((number, side)) = first {
+                fields.insert("number".into(), Value::from(*number));
+                fields.insert("side".into(), Value::from(side.name()));
+            }
             (Some(*board), "fill")
         }
     };

@@ -363,6 +363,7 @@ fn refused_actions_name_the_field_at_fault() {
     let fill = OperatorAction::Fill {
         board: B,
         moves: vec!["d4".into()],
+        first: None,
     };
     assert_eq!(check(&t, fill), Err("board"));
     // Under Koedem there are no draws.

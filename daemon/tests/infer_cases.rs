@@ -1068,6 +1068,7 @@ fn a_transposed_gap_is_reported_ambiguous_and_the_arbiter_picks_the_order() {
     t.feed(SensorEvent::Operator(OperatorAction::Fill {
         board: A,
         moves: other.clone(),
+        first: None,
     }));
     let sans: Vec<&str> = t.inf.record().iter().map(|e| e.san.as_str()).collect();
     assert_eq!(sans, other);
@@ -1098,9 +1099,28 @@ fn an_unbridgeable_gap_is_alerted_once_and_the_arbiter_fills_it() {
     assert!(t.illegal().is_empty());
     // The arbiter fills the gap; the board's own latest move then follows at its press.
     assert_eq!(t.moves(), ["B:d2d4"]);
+    // Named as the gap's first ply, the fill fits; named as another, it is refused.
+    let named = |first| OperatorAction::Fill {
+        board: A,
+        moves: vec!["e4".into(), "e5".into()],
+        first: Some(first),
+    };
+    assert_eq!(
+        t.inf
+            .check_action(t.t, &named((1, Color::White)))
+            .map_err(|r| r.field),
+        Ok(())
+    );
+    assert_eq!(
+        t.inf
+            .check_action(t.t, &named((2, Color::White)))
+            .map_err(|r| r.field),
+        Err("number")
+    );
     t.feed(SensorEvent::Operator(OperatorAction::Fill {
         board: A,
         moves: vec!["e4".into(), "e5".into()],
+        first: None,
     }));
     assert!(t.out.iter().any(|i| matches!(i, Inference::Correction(_))));
     assert!(t.entry(A, "e2e4").flags.gap_inferred);

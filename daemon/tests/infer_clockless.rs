@@ -414,3 +414,38 @@ fn a_piece_lifted_as_one_move_is_final_and_again_as_the_next_is_no_discrepancy()
     assert_eq!(t.alerts(AlertCode::MaterialMismatch), 0);
     assert_eq!(t.alerts(AlertCode::UnrecognizedPosition), 0);
 }
+
+#[test]
+fn drops_judged_after_a_long_wait_for_their_supply_come_out_each_as_made() {
+    let mut t = table();
+    t.play_clockless(B, "e2", "e4", 'P');
+    t.play_clockless(B, "d7", "d5", 'p');
+    t.play_clockless(A, "e2", "e4", 'P');
+    t.play_clockless(A, "d7", "d5", 'p');
+    t.play_clockless(A, "g1", "f3", 'N');
+    // Black on A lifts the pawn he takes on e4 (his partner, White on B, is to get it)
+    // and goes no further: White on B drops a pawn meanwhile, which waits for it.
+    t.lift(A, "e4");
+    t.put(B, "h3", 'P').wait(2000);
+    // Board B plays on behind the waiting drop: three drops neither hand holds, a move.
+    t.put(B, "h6", 'p').wait(2000);
+    t.put(B, "a3", 'P').wait(2000);
+    t.put(B, "h5", 'p').wait(2000);
+    t.lift(B, "b2").put(B, "b3", 'P');
+    t.wait(70_000);
+    let on_b: Vec<(String, Legality)> = t
+        .inf
+        .record()
+        .iter()
+        .filter(|e| e.board == B)
+        .map(|e| (e.san.clone(), e.legality))
+        .collect();
+    let sans: Vec<&str> = on_b.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        sans,
+        ["e4", "d5", "P@h3", "P@h6", "P@a3", "P@h5", "b3"],
+        "{on_b:?}"
+    );
+    assert!(on_b[2..6].iter().all(|(_, l)| !l.is_legal()), "{on_b:?}");
+    assert_eq!(on_b[6].1, Legality::Legal, "{on_b:?}");
+}

@@ -10,7 +10,7 @@
 
 use bugbridge::cli::replay::replay_text;
 use bugbridge::infer::{AlertCode, Inference};
-use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Ruleset, Square};
+use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Color, Ruleset, Square};
 use bugbridge::sensor::wire_board_id;
 use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
 
@@ -155,12 +155,34 @@ fn the_arbiters_fill_is_checked_against_the_boards_reading_before_it_is_journale
     let fill = |board, moves: &[&str]| OperatorAction::Fill {
         board,
         moves: moves.iter().map(|m| (*m).to_owned()).collect(),
+        first: None,
     };
     let game = &replayed.game;
     assert_eq!(
         game.check_action(FILL_AT, &fill(BoardId::A, &["Nxd5", "P@c3"])),
         Ok(())
     );
+    // Named as the move the record waits for, the same moves are taken; named as another
+    // (an alert's choice clicked after the board moved on), they are refused.
+    let named = |first| OperatorAction::Fill {
+        board: BoardId::A,
+        moves: vec!["Nxd5".to_owned(), "P@c3".to_owned()],
+        first: Some(first),
+    };
+    let next = replayed
+        .game
+        .record()
+        .iter()
+        .rfind(|e| e.board == BoardId::A)
+        .map_or((1, Color::White), |e| match e.side {
+            Color::White => (e.number, Color::Black),
+            Color::Black => (e.number + 1, Color::White),
+        });
+    assert_eq!(game.check_action(FILL_AT, &named(next)), Ok(()));
+    let stale = game
+        .check_action(FILL_AT, &named((next.0 - 1, next.1)))
+        .expect_err("not the next move");
+    assert_eq!(stale.field, "number", "{}", stale.message);
     let refused = game
         .check_action(FILL_AT, &fill(BoardId::A, &["Qxd5"]))
         .expect_err("the queen cannot pass d2");

@@ -32,7 +32,9 @@ mod occupancy_judge;
 use corpus::real_games;
 use occupancy::{occupancy_of, occupancy_snapshots};
 use occupancy_arbiter::{Arbiter, Read};
-use occupancy_judge::{BoardVerdict, Tally, judge_board, occupancy_trace, record_against, settle};
+use occupancy_judge::{
+    BoardVerdict, Tally, board_moves, judge_board, occupancy_trace, record_against, settle,
+};
 
 use bugbridge::infer::occupancy::{OccupancyInference, OccupancyMove};
 use bugbridge::rules::{BoardId, ByBoard, Move, Ruleset};
@@ -409,19 +411,7 @@ fn replay_reads_occupancy_traces_into_the_record() {
         flagged += undetermined;
         for b in BoardId::ALL {
             boards += 1;
-            let got: Vec<&Move> = replayed
-                .game
-                .record()
-                .iter()
-                .filter(|e| e.board == b)
-                .map(|e| &e.mv)
-                .collect();
-            let want: Vec<&Move> = game
-                .moves
-                .iter()
-                .filter(|m| m.board == b)
-                .map(|m| &m.mv)
-                .collect();
+            let (got, want) = board_moves(replayed.game.record(), game, b);
             assert!(got.len() <= want.len(), "{name} board {b}: extra moves");
             let kinds_differ =
                 record_against(&got, &want, &format!("{name} board {b}"), &mut wrong);

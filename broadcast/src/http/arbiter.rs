@@ -175,7 +175,18 @@ fn validate(action: &ActionKind) -> Result<(), String> {
                 return Err(format!("san {san:?} must be 1 to 16 printable characters"));
             }
         }
-        ActionKind::Fill { moves, .. } => {
+        ActionKind::Fill {
+            moves,
+            number: n,
+            side,
+            ..
+        } => {
+            match (n, side) {
+                (Some(n), Some(_)) => number(*n)?,
+                (None, None) => {}
+                (Some(_), None) => return Err("number given without side".to_owned()),
+                (None, Some(_)) => return Err("side given without number".to_owned()),
+            }
             if moves.is_empty() || moves.len() > 12 {
                 return Err(format!("moves: {} given, 1 to 12 expected", moves.len()));
             }

@@ -674,9 +674,20 @@ fn operator_action(a: &wire::OperatorAction) -> Result<OperatorAction, ActionRef
             side: side(*s),
             san: san.clone(),
         },
-        wire::ActionKind::Fill { board: b, moves } => OperatorAction::Fill {
+        wire::ActionKind::Fill {
+            board: b,
+            moves,
+            number,
+            side: s,
+        } => OperatorAction::Fill {
             board: board(*b),
             moves: moves.clone(),
+            first: match (number, s) {
+                (Some(n), Some(s)) => Some((*n, side(*s))),
+                (None, None) => None,
+                (Some(_), None) => return Err(refused("side", "a number needs its side".into())),
+                (None, Some(_)) => return Err(refused("number", "a side needs its number".into())),
+            },
         },
     })
 }
@@ -741,6 +752,12 @@ mod tests {
             OperatorAction::Fill {
                 board: BoardId::A,
                 moves: vec!["Nxd5".to_owned(), "P@c3".to_owned()],
+                first: None,
+            },
+            OperatorAction::Fill {
+                board: BoardId::B,
+                moves: vec!["Qxa4".to_owned()],
+                first: Some((17, Color::Black)),
             },
             OperatorAction::Result {
                 result: MatchResult::Draw,
@@ -955,6 +972,8 @@ mod tests {
             kind: wire::ActionKind::Fill {
                 board: wire::Board::B,
                 moves: vec!["d4".into()],
+                number: None,
+                side: None,
             },
         };
         assert_eq!(

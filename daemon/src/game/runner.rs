@@ -251,12 +251,16 @@ impl Match {
             SensorEvent::Snapshot { board, .. } => self.connected[board] = true,
             _ => {}
         }
-        if let SensorEvent::Operator(OperatorAction::Fill { board, moves }) = ev
+        if let SensorEvent::Operator(OperatorAction::Fill {
+            board,
+            moves,
+            first,
+        }) = ev
             && self.occupancy.reads(*board)
         {
             // An occupancy-only board the arbiter takes up again: his moves, then what its
             // readings since decide.
-            return match self.occupancy.fill(*board, moves, t) {
+            return match self.occupancy.fill(*board, moves, *first, t) {
                 Ok((events, alerts)) => self.occupancy_out(t, events, alerts, wall_ms),
                 Err(refused) => {
                     tracing::warn!(%refused, "fill of an occupancy-only board refused");
@@ -302,12 +306,24 @@ impl Match {
     ///
     /// [`ActionRefused`] naming the field at fault (see [`Inferrer::check_action`]).
     pub fn check_action(&self, t: u64, op: &OperatorAction) -> Result<(), ActionRefused> {
-        if let OperatorAction::Fill { board, moves } = op
+        if let OperatorAction::Fill {
+            board,
+            moves,
+            first,
+        } = op
             && self.occupancy.reads(*board)
         {
+            if let Some(first) = *first
+                && let Err(refused) = self.occupancy.fill_starts_at(*board, first)
+            {
+                return Err(ActionRefused {
+                    field: "number",
+                    message: refused.to_string(),
+                });
+            }
             let mut probe = self.occupancy.clone();
             return probe
-                .fill(*board, moves, t)
+                .fill(*board, moves, *first, t)
                 .map(|_| ())
                 .map_err(|refused| ActionRefused {
                     field: "moves",

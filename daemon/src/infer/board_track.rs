@@ -2,7 +2,7 @@
 //! placement, the order of lifts, the clock, the link, a press waiting for the board to
 //! settle and a drop waiting for the other board.
 
-use crate::rules::{Bitboard, Board, ByColor, Color, Piece, Pockets, Position, Square};
+use crate::rules::{Bitboard, Board, ByColor, Color, Move, Piece, Pockets, Position, Square};
 
 use super::SensorEvent;
 use super::engine::Completion;
@@ -24,6 +24,18 @@ pub(crate) struct PendingPress {
     /// The board's holdings at the press (a drop completed later may not use a piece
     /// that arrived after it).
     pub(crate) pockets: Pockets,
+}
+
+/// A kind settled by an occupancy-only board for the `ply`th move of its board (see
+/// [`super::Inferrer::settle_kind`]), waiting for that move to be recorded.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PendingSettle {
+    /// How many of the board's queued events came before it.
+    pub(crate) at: usize,
+    pub(crate) t: u64,
+    pub(crate) ply: usize,
+    pub(crate) mv: Move,
+    pub(crate) open: bool,
 }
 
 /// A drop of a piece not (yet) in hand: it waits for the other board's press that
@@ -83,6 +95,9 @@ pub(crate) struct Track {
     pub(crate) pending: Option<PendingPress>,
     pub(crate) deferred: Option<DeferredDrop>,
     pub(crate) queue: Vec<(u64, SensorEvent)>,
+    /// Kinds an occupancy-only board settled for moves still queued behind a deferred
+    /// drop (see [`super::Inferrer::settle_kind`]): applied once the queue is drained.
+    pub(crate) settles: Vec<PendingSettle>,
     /// Whether the board's clock reports (configured with one, and not lost since).
     pub(crate) clock_live: bool,
     /// Clockless: the last move seen complete, not final yet.
@@ -143,6 +158,7 @@ impl Track {
             pending: None,
             deferred: None,
             queue: Vec::new(),
+            settles: Vec::new(),
             clock_live: clock,
             provisional: None,
             revisable: None,

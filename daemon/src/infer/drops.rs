@@ -96,15 +96,39 @@ impl Inferrer {
 
     /// Handles the events that queued behind a deferred drop.
     fn drain_queue(&mut self, board: BoardId, out: &mut Vec<Inference>) {
+        if self.clockless(board) && !self.tracks[board].queue.is_empty() {
+            // The event that made the drop final (the next ply beginning) is on the board
+            // already and was not judged while the drop waited: it is judged before the
+            // events that queued after it.
+            let t = self.tracks[board].last_change;
+            self.clockless_explain(t, board, out);
+            if self.tracks[board].deferred.is_some() {
+                return;
+            }
+        }
         let queue = std::mem::take(&mut self.tracks[board].queue);
-        let mut rest = queue.into_iter();
-        for (t, ev) in rest.by_ref() {
-            self.handle(t, &ev, out);
+        let mut next = 0;
+        while let Some((t, ev)) = queue.get(next) {
+            self.settle_queued(board, next, out);
+            if self.clockless(board) {
+                // Live, the board's timer ran between these events: a move it showed still
+                // long enough was final before the next began (and a drop among them is
+                // judged alone, as it was made, not as part of a longer sequence).
+                self.clockless_timer(t.saturating_sub(1), board, out);
+                if self.tracks[board].deferred.is_some() {
+                    break;
+                }
+            }
+            self.handle(*t, ev, out);
+            next += 1;
             if self.tracks[board].deferred.is_some() {
                 break;
             }
         }
-        let remaining: Vec<_> = rest.collect();
+        let remaining: Vec<_> = queue[next..].to_vec();
+        for s in &mut self.tracks[board].settles {
+            s.at = s.at.saturating_sub(next);
+        }
         if !remaining.is_empty() {
             let q = &mut self.tracks[board].queue;
             let mut merged = remaining;
@@ -114,6 +138,31 @@ impl Inferrer {
             // The board was not judged while the drop waited: it is now.
             let t = self.tracks[board].last_change;
             self.clockless_explain(t, board, out);
+        }
+        if self.tracks[board].deferred.is_none() && self.tracks[board].queue.is_empty() {
+            self.settle_queued(board, usize::MAX, out);
+        }
+    }
+
+    /// Settles the kinds an occupancy-only board settled while its events queued, those
+    /// that came before queued event `next` (after the moves before them are final, as
+    /// when they came).
+    fn settle_queued(&mut self, board: BoardId, next: usize, out: &mut Vec<Inference>) {
+        while let Some(s) = self.tracks[board]
+            .settles
+            .first()
+            .copied()
+            .filter(|s| s.at <= next)
+        {
+            self.tracks[board].settles.remove(0);
+            if self.clockless(board) {
+                self.clockless_timer(s.t, board, out);
+            }
+            let settled = self.settle_kind(s.t, board, s.ply, s.mv, s.open);
+            out.extend(settled);
+            if self.tracks[board].deferred.is_some() {
+                return;
+            }
         }
     }
 

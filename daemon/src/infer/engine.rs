@@ -210,8 +210,13 @@ impl Inferrer {
     fn run_timers(&mut self, t: u64, out: &mut Vec<Inference>) {
         self.expire_grabs(t, out);
         for board in BoardId::ALL {
-            let track = &self.tracks[board];
-            if track.deferred.as_ref().is_some_and(|d| d.deadline < t) {
+            // Draining the events that queued behind a drop may defer the next drop, whose
+            // wait may be over already (its events were held that long): each in turn.
+            while self.tracks[board]
+                .deferred
+                .as_ref()
+                .is_some_and(|d| d.deadline < t)
+            {
                 self.expire_deferred(board, out);
             }
             let track = &self.tracks[board];
@@ -831,7 +836,15 @@ impl Inferrer {
                 side,
                 san,
             } => self.operator_replace(t, *board, *number, *side, san, out),
-            OperatorAction::Fill { board, moves } => self.operator_fill(t, *board, moves, out),
+            OperatorAction::Fill {
+                board,
+                moves,
+                first,
+            } => {
+                if first.is_none_or(|f| self.fill_starts_at(*board) == Some(f)) {
+                    self.operator_fill(t, *board, moves, out);
+                }
+            }
         }
     }
 

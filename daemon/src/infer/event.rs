@@ -149,6 +149,10 @@ pub enum OperatorAction {
         board: BoardId,
         /// The plies in order, as SAN, from the position before the gap.
         moves: Vec<String>,
+        /// The move number and side of the first ply, as the alert offering the moves
+        /// named them: the record must still be waiting for that move, or the fill is
+        /// refused (the board moved on since the alert: the moves are not the next ones).
+        first: Option<(u32, Color)>,
     },
 }
 

@@ -216,7 +216,11 @@ impl Inferrer {
                 }
                 Ok(())
             }
-            OperatorAction::Fill { board, moves } => {
+            OperatorAction::Fill {
+                board,
+                moves,
+                first,
+            } => {
                 if moves.is_empty() {
                     return Err(ActionRefused::new("moves", "no move given"));
                 }
@@ -225,6 +229,20 @@ impl Inferrer {
                     return Err(ActionRefused::new(
                         "board",
                         format!("board {board} has no link gap to fill"),
+                    ));
+                }
+                let starts = self.fill_starts_at(*board);
+                if let Some((number, side)) = *first
+                    && starts != Some((number, side))
+                {
+                    let (n, s) = starts.unwrap_or((number, side));
+                    return Err(ActionRefused::new(
+                        "number",
+                        format!(
+                            "board {board}'s gap begins with move {n} of {}, not {number} of {}: the record has changed since",
+                            s.name(),
+                            side.name()
+                        ),
                     ));
                 }
                 // The fill itself decides what fits the gap: tried on a copy.

@@ -12,6 +12,7 @@ use crate::rules::notation::{San, san_string};
 use crate::rules::{BoardId, Color, Move, Role, Square};
 
 use super::Inferrer;
+use super::board_track::PendingSettle;
 use super::matcher::{self, Explanation};
 use super::output::{Correction, CorrectionKind, Inference};
 
@@ -133,6 +134,19 @@ impl Inferrer {
         open: bool,
     ) -> Vec<Inference> {
         let mut out = Vec::new();
+        if self.tracks[board].deferred.is_some() {
+            // The move may be among the events queued behind a drop that waits for its
+            // piece: it is settled once they are recorded.
+            let at = self.tracks[board].queue.len();
+            self.tracks[board].settles.push(PendingSettle {
+                at,
+                t,
+                ply,
+                mv,
+                open,
+            });
+            return out;
+        }
         let Some(index) = self
             .record
             .iter()

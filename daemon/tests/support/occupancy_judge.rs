@@ -321,3 +321,24 @@ pub(crate) fn record_against(
     }
     kinds_differ
 }
+
+/// Board `b`'s moves in a replay's `record` and in the `game` played, in order.
+#[allow(dead_code)] // the round trips that read no replay (outside traces) do not use it
+pub(crate) fn board_moves<'a>(
+    record: &'a [bugbridge::infer::RecordEntry],
+    game: &'a bugbridge::simulate::SimGame,
+    b: BoardId,
+) -> (Vec<&'a Move>, Vec<&'a Move>) {
+    let got = record
+        .iter()
+        .filter(|e| e.board == b)
+        .map(|e| &e.mv)
+        .collect();
+    let want = game
+        .moves
+        .iter()
+        .filter(|m| m.board == b)
+        .map(|m| &m.mv)
+        .collect();
+    (got, want)
+}

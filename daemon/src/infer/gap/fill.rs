@@ -34,6 +34,17 @@ impl Inferrer {
         }
     }
 
+    /// The move number and side of the first ply a fill of `board` enters: the board's
+    /// next move when its gap is open, else the first ply of its last gap.
+    pub(crate) fn fill_starts_at(&self, board: BoardId) -> Option<(u32, Color)> {
+        let track = &self.tracks[board];
+        if track.gap.is_some() {
+            let side = self.game.board(board).turn();
+            return Some((track.moves_made[side].saturating_add(1), side));
+        }
+        track.last_gap.map(|last| (last.number, last.side))
+    }
+
     fn fill_open_gap(
         &mut self,
         t: u64,

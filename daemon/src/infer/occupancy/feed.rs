@@ -14,7 +14,7 @@
 use crate::rules::{BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
 
 use super::super::event::SensorEvent;
-use super::super::output::{Alert, AlertCode, Inference};
+use super::super::output::Inference;
 use super::{KindNote, OccupancyInference, OccupancyMove, Resolution, SnapshotLog};
 
 /// How long a board may show what no move explains, resting or not, before the arbiter hears
@@ -147,12 +147,10 @@ impl OccupancyFeed {
                 && let Some(why) = self.inf.stalled(b)
             {
                 self.stall_told[b] = true;
-                alerts.push(alert(
-                    t,
-                    b,
-                    AlertCode::OccupancyStalled,
-                    format!("{why}; no more moves are taken from this board until the arbiter enters them"),
-                ));
+                let detail = format!(
+                    "{why}; no more moves are taken from this board until the arbiter enters them"
+                );
+                alerts.push(self.stall_alert(t, b, detail));
             }
         }
         for b in BoardId::ALL {
@@ -187,17 +185,13 @@ impl OccupancyFeed {
                     )
                 })
                 .unwrap_or_default();
-            alerts.push(alert(
-                t,
-                b,
-                AlertCode::OccupancyStalled,
-                format!(
-                    "board {b}: for {} s showing what no move explains (emptied: {}; filled: {}){held}; its moves are taken again once it shows one, or once the arbiter enters them (fill)",
-                    STILL_WAIT_MS / 1000,
-                    list(&emptied),
-                    list(&filled)
-                ),
-            ));
+            let detail = format!(
+                "board {b}: for {} s showing what no move explains (emptied: {}; filled: {}){held}; its moves are taken again once it shows one, or once the arbiter enters them (fill)",
+                STILL_WAIT_MS / 1000,
+                list(&emptied),
+                list(&filled)
+            );
+            alerts.push(self.stall_alert(t, b, detail));
         }
         self.tell_withheld(t, &mut alerts);
         (events, alerts)
@@ -447,13 +441,10 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
     }
 }
 
-fn alert(t: u64, board: BoardId, code: AlertCode, detail: String) -> Inference {
-    Inference::Alert(Alert::about_board(t, board, code, detail))
-}
-
 mod choices;
 mod consistent;
 mod fill;
+mod stall_choices;
 #[cfg(test)]
 mod test_support;
 mod withheld;

@@ -5,7 +5,7 @@
 //! open kind the arbiter settles in the record is taken by the reading too.
 
 use crate::rules::notation::legal_sequence;
-use crate::rules::{BoardId, Move, Role};
+use crate::rules::{BoardId, Color, Move, Role};
 
 use super::super::super::output::Inference;
 use super::super::{KindNote, OccupancyMove, ResumeRefused};
@@ -30,12 +30,16 @@ impl OccupancyFeed {
         &mut self,
         board: BoardId,
         sans: &[String],
+        first: Option<(u32, Color)>,
         t: u64,
     ) -> Result<(Vec<Handed>, Vec<Inference>), ResumeRefused> {
         if !self.started[board] {
             return Err(ResumeRefused(format!(
                 "board {board} is not an occupancy-only board"
             )));
+        }
+        if let Some(first) = first {
+            self.fill_starts_at(board, first)?;
         }
         if !self.inf.needs_arbiter(board) {
             return Err(ResumeRefused(format!(
@@ -63,6 +67,29 @@ impl OccupancyFeed {
         self.wait_told[board] = false;
         self.changed[board] = self.changed[board].max(t);
         Ok((events, alerts))
+    }
+
+    /// Whether a fill of `board` whose first ply the alert named as `first` (move number
+    /// and side) still enters the board's next move: an alert's choices are the readings
+    /// of the board as it stood then, and once the board has moved on (its own later moves
+    /// told, another fill) they are no longer its next moves, though their SAN may still
+    /// fit its position.
+    ///
+    /// # Errors
+    ///
+    /// [`ResumeRefused`] naming the move the record waits for.
+    pub fn fill_starts_at(&self, board: BoardId, first: (u32, Color)) -> Result<(), ResumeRefused> {
+        let side = self.shown.board(board).turn();
+        let number = self.number(self.handed.len(), board, side);
+        if (number, side) == first {
+            return Ok(());
+        }
+        Err(ResumeRefused(format!(
+            "board {board}'s next move is {number} of {}, not {} of {}: the board has moved on since the alert",
+            side.name(),
+            first.0,
+            first.1.name()
+        )))
     }
 
     /// The arbiter replaced the record's `ply`-th move of `board` (0: its first) by `mv`:
@@ -176,12 +203,12 @@ mod tests {
     #[test]
     fn a_fill_is_refused_for_a_board_that_needs_none() {
         let mut feed = feed();
-        let refused = feed.fill(BoardId::A, &["e4".to_owned()], 1_000);
+        let refused = feed.fill(BoardId::A, &["e4".to_owned()], None, 1_000);
         assert!(refused.is_err(), "no occupancy snapshot yet");
         let occ = feed.shown.board(BoardId::A).board().occupied().0;
         feed.feed(BoardId::A, 1_000, occ);
         let refused = feed
-            .fill(BoardId::A, &["e4".to_owned()], 2_000)
+            .fill(BoardId::A, &["e4".to_owned()], None, 2_000)
             .expect_err("all recorded");
         assert!(refused.0.contains("all recorded"), "{refused}");
     }

@@ -39,7 +39,11 @@ impl OccupancyFeed {
         let number = self.number(self.handed.len(), board, side);
         let dots = |c: Color| if c == Color::White { "." } else { "..." };
         let quiet_san = san_string(pos, &quiet);
-        let fill = |sans: Vec<String>| OperatorAction::Fill { board, moves: sans };
+        let fill = |sans: Vec<String>| OperatorAction::Fill {
+            board,
+            moves: sans,
+            first: Some((number, side)),
+        };
         let mut choices = vec![AlertChoice {
             label: format!("{number}{} {quiet_san}", dots(side)),
             action: fill(vec![quiet_san.clone()]),
@@ -147,11 +151,17 @@ mod tests {
         // Each choice enters its reading.
         for (choice, landed) in alert.choices.iter().zip([vec!["g5"], vec!["e5", "g5"]]) {
             let mut entered = feed.clone();
-            let OperatorAction::Fill { board, moves } = &choice.action else {
+            let OperatorAction::Fill {
+                board,
+                moves,
+                first,
+            } = &choice.action
+            else {
                 panic!("a fill: {choice:?}");
             };
+            assert_eq!(*first, Some((1, Color::White)), "{}", choice.label);
             let (handed, _) = entered
-                .fill(*board, moves, rested + 20_000)
+                .fill(*board, moves, *first, rested + 20_000)
                 .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
             assert_eq!(puts(&handed), landed, "{}", choice.label);
         }

@@ -1,0 +1,214 @@
+//! A board that stalls, or shows what no move explains, is said with the readings its own
+//! snapshots admit, each one click away.
+//!
+//! The arbiter walks over to a stalled board and looks: what he must tell the daemon is the
+//! board's next move, most often one of the few the inference could not choose between (a
+//! capturer set straight onto one of several victims, a piece put back or a capture and a
+//! drop where it stood). Those are the legal moves from the record's position that leave
+//! the squares occupied as the board showed them at some moment since its last recorded
+//! move (other than as they stood at that move, which a capture and a drop where the
+//! capturer stood always give back). Each is offered as a `fill` of that one move, naming
+//! the move the board waits for (a click after the board moved on is refused); the board's
+//! snapshots since are then read again from where it showed it (see `fill.rs`). When no
+//! single move fits, the pairs of plies that do (a move and the opponent's reply read
+//! together) are offered. Nothing is chosen for him: the choices are the readings, in the
+//! order the board first showed them, and the detail says what the board could not tell.
+//! Moves the record's placeholders rule out (a piece of open kind that is not what the
+//! record carries) are not among them: he corrects that kind first, or enters the moves.
+
+use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
+use crate::rules::notation::san_string;
+use crate::rules::{BoardId, Color, Move, Position};
+
+use super::OccupancyFeed;
+
+/// The most choices an alert offers: beyond that the board showed so much that a list is
+/// no help, and the arbiter enters the moves.
+const CHOICES_MAX: usize = 8;
+
+/// What a stalled board's alert names: the number and side of the move it stalled on, and
+/// the readings to enter.
+pub(super) struct StallChoices {
+    pub(super) number: u32,
+    pub(super) side: Color,
+    pub(super) choices: Vec<AlertChoice>,
+}
+
+impl OccupancyFeed {
+    /// The `occupancy-stalled` alert of `board` at `t`, with `detail`: the move it stalled
+    /// on (number and side) and its readings as choices.
+    pub(super) fn stall_alert(&self, t: u64, board: BoardId, detail: String) -> Inference {
+        let StallChoices {
+            number,
+            side,
+            choices,
+        } = self.stall_choices(board);
+        let mut alert = Alert::about_board(t, board, AlertCode::OccupancyStalled, detail);
+        alert.number = Some(number);
+        alert.side = Some(side);
+        alert.choices = choices;
+        Inference::Alert(alert)
+    }
+
+    /// The readings of `board`'s snapshots since its last move recorded, as one-click
+    /// choices (see the module's doc).
+    pub(super) fn stall_choices(&self, board: BoardId) -> StallChoices {
+        let pos = self.shown.board(board);
+        let side = pos.turn();
+        let number = self.number(self.handed.len(), board, side);
+        // The recorded position's own occupancy is no reading: a capture and a drop where
+        // the capturer stood always give it back (the plies that lead there are the
+        // single moves' readings, below).
+        let base = pos.board().occupied().0;
+        let shown: Vec<u64> = self
+            .log
+            .of(board)
+            .iter()
+            .map(|&(_, occ)| occ)
+            .filter(|&occ| occ != base)
+            .collect();
+        let first_shown = |occ: u64| shown.iter().position(|&o| o == occ);
+        let mut found: Vec<(usize, Vec<Move>)> = Vec::new();
+        for mv in pos.legal_moves() {
+            let after = played(pos, &mv);
+            if let Some(at) = first_shown(after.board().occupied().0) {
+                found.push((at, vec![mv]));
+            }
+        }
+        if found.is_empty() {
+            for mv in pos.legal_moves() {
+                let after = played(pos, &mv);
+                for reply in after.legal_moves() {
+                    let last = played(&after, &reply);
+                    if let Some(at) = first_shown(last.board().occupied().0) {
+                        found.push((at, vec![mv, reply]));
+                    }
+                }
+            }
+        }
+        found.sort_by_key(|(at, _)| *at);
+        let choices = found
+            .into_iter()
+            .take(CHOICES_MAX)
+            .map(|(_, moves)| self.fill_choice(board, pos, number, &moves))
+            .collect();
+        StallChoices {
+            number,
+            side,
+            choices,
+        }
+    }
+
+    /// The choice entering `moves` on `board` from `pos`, the first being move `number`:
+    /// labelled as the record will number them.
+    fn fill_choice(
+        &self,
+        board: BoardId,
+        pos: &Position,
+        number: u32,
+        moves: &[Move],
+    ) -> AlertChoice {
+        let mut at = pos.clone();
+        let mut n = number;
+        let mut sans = Vec::with_capacity(moves.len());
+        let mut label = Vec::with_capacity(moves.len());
+        for mv in moves {
+            let side = at.turn();
+            let san = san_string(&at, mv);
+            let dots = if side == Color::White { "." } else { "..." };
+            label.push(format!("{n}{dots} {san}"));
+            if side == Color::Black {
+                n += 1;
+            }
+            sans.push(san);
+            at.play(mv);
+        }
+        AlertChoice {
+            label: label.join(" "),
+            action: OperatorAction::Fill {
+                board,
+                moves: sans,
+                first: Some((number, pos.turn())),
+            },
+        }
+    }
+}
+
+/// `pos` after `mv`.
+fn played(pos: &Position, mv: &Move) -> Position {
+    let mut after = pos.clone();
+    after.play(mv);
+    after
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{Board, feed_with};
+    use super::*;
+    use crate::infer::AlertCode;
+
+    /// White's rook on d4 may take the pawn on d7 or the one on g4.
+    const ROOK_AND_TWO_PAWNS: &str = "4k3/3p4/8/8/3R2p1/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
+
+    /// The `occupancy-stalled` alerts among `said`.
+    fn stalls(said: &[Inference]) -> Vec<Alert> {
+        said.iter()
+            .filter_map(|a| match a {
+                Inference::Alert(a) if a.code == AlertCode::OccupancyStalled => Some(a.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rook_held_over_one_of_two_victims_is_said_with_both_captures_and_a_late_click_refused() {
+        let mut feed = feed_with(ROOK_AND_TWO_PAWNS);
+        let mut board = Board::of(&feed);
+        // The rook is set straight onto its victim: only d4 empties.
+        let (_, mut said) = board.set(&mut feed, "d4", false);
+        for t in (1..=120).map(|i| board.t + i * 100) {
+            said.extend(feed.tick(t).1);
+        }
+        let [alert] = stalls(&said)
+            .try_into()
+            .unwrap_or_else(|s| panic!("one: {s:?}"));
+        assert_eq!((alert.number, alert.side), (Some(1), Some(Color::White)));
+        let mut labels: Vec<&str> = alert.choices.iter().map(|c| c.label.as_str()).collect();
+        labels.sort_unstable();
+        assert_eq!(labels, ["1. Rxd7", "1. Rxg4"], "{}", alert.detail);
+        let choice = |label: &str| {
+            alert
+                .choices
+                .iter()
+                .find(|c| c.label == label)
+                .unwrap_or_else(|| panic!("{label}"))
+        };
+        let fill = |choice: &AlertChoice| match &choice.action {
+            OperatorAction::Fill {
+                board,
+                moves,
+                first,
+            } => (*board, moves.clone(), *first),
+            other => panic!("a fill: {other:?}"),
+        };
+        // One click enters the capture: the rook stands on g4 in the record.
+        let (b, moves, first) = fill(choice("1. Rxg4"));
+        assert_eq!(first, Some((1, Color::White)));
+        let mut entered = feed.clone();
+        entered
+            .fill(b, &moves, first, board.t + 20_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let rook = entered
+            .shown
+            .board(BoardId::A)
+            .board()
+            .piece_at("g4".parse().expect("g4"));
+        assert_eq!(rook.map(|p| p.role), Some(crate::rules::Role::Rook));
+        // The other choice, clicked after that, names a move the board no longer waits for.
+        let (b, moves, first) = fill(choice("1. Rxd7"));
+        let refused = entered
+            .fill(b, &moves, first, board.t + 21_000)
+            .expect_err("the board moved on");
+        assert!(refused.to_string().contains("moved on"), "{refused}");
+    }
+}
