@@ -77,11 +77,24 @@ fn truth(
         (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
         _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
     };
+    if let Some(mv) = pos.legal_moves().into_iter().find(same) {
+        return Some(Some(san_string(pos, &mv)));
+    }
+    // A piece of open kind whose placeholder is not what it is: the move as that kind
+    // (a choice that settles the kind as it enters the move).
+    let (Move::Normal { role, from, .. }, Some(piece)) =
+        (want, want.from().and_then(|f| pos.board().piece_at(f)))
+    else {
+        return Some(None);
+    };
+    let mut swapped = pos.clone();
+    swapped.set_piece_at(from, bugbridge::rules::Piece { role, ..piece });
     Some(
-        pos.legal_moves()
+        swapped
+            .legal_moves()
             .into_iter()
             .find(same)
-            .map(|mv| san_string(pos, &mv)),
+            .map(|mv| san_string(&swapped, &mv)),
     )
 }
 

@@ -535,8 +535,18 @@ impl OccupancyInference {
         self.speculation = Some(spec);
     }
 
-    /// Passes time to the forks.
+    /// Passes time to the forks; after [`GIVE_UP_MS`] without one left, ends them.
     pub(super) fn tick_forks(&mut self, t: u64) {
+        if self
+            .speculation
+            .as_ref()
+            .is_some_and(|s| t.saturating_sub(s.since) > GIVE_UP_MS)
+        {
+            // A board at rest shows nothing more that could tell the readings apart (the
+            // game's last move, say): the main reading goes on alone, its stall said.
+            self.speculation = None;
+            return;
+        }
         if let Some(spec) = self.speculation.as_mut() {
             for fork in &mut spec.forks {
                 fork.inf.tick(t);

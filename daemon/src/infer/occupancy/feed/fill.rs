@@ -4,8 +4,10 @@
 //! them), and the board's snapshots since are read again from them; the kind of a piece of
 //! open kind the arbiter settles in the record is taken by the reading too.
 
-use crate::rules::notation::legal_sequence;
-use crate::rules::{BoardId, Color, Move, Role};
+use std::str::FromStr;
+
+use crate::rules::notation::{San, SanKind, legal_sequence};
+use crate::rules::{BoardId, Color, Move, Piece, Role, Square};
 
 use super::super::super::output::Inference;
 use super::super::{KindNote, OccupancyMove, ResumeRefused};
@@ -20,7 +22,9 @@ impl OccupancyFeed {
 
     /// The arbiter enters `sans`, the moves `board` played since its last move recorded,
     /// at `t`: they are handed on, then what the board's readings since decide (see
-    /// [`super::super::OccupancyInference::resume`]).
+    /// [`super::super::OccupancyInference::resume`]). `first`, when given, must be the move
+    /// the board waits for. A first move naming a piece of open kind by its square as
+    /// another of its kinds (`Qb4xc4`) settles that kind first.
     ///
     /// # Errors
     ///
@@ -46,8 +50,22 @@ impl OccupancyFeed {
                 "board {board}'s moves are all recorded: correct one with replace"
             )));
         }
-        let moves = legal_sequence(self.shown.board(board).clone(), sans)
-            .map_err(|e| ResumeRefused(format!("board {board}: {e}")))?;
+        let (mut events, mut alerts) = (Vec::new(), Vec::new());
+        let moves = match legal_sequence(self.shown.board(board).clone(), sans) {
+            Ok(moves) => moves,
+            Err(e) => {
+                // A move of a piece of open kind named by its square as another of its
+                // kinds: that kind is settled first (as a `replace` of the move that put
+                // the piece down would), then the moves are entered.
+                let Some((at, role)) = self.kind_named(board, sans) else {
+                    return Err(ResumeRefused(format!("board {board}: {e}")));
+                };
+                self.inf.settle_kind(board, at, role)?;
+                self.hand_on_as_made(&[], t, &mut events, &mut alerts);
+                legal_sequence(self.shown.board(board).clone(), sans)
+                    .map_err(|e| ResumeRefused(format!("board {board}: {e}")))?
+            }
+        };
         let read = self
             .inf
             .resume(board, &self.shown, &moves, &mut self.log, t)?;
@@ -60,13 +78,45 @@ impl OccupancyFeed {
                 note: KindNote::Exact,
             })
             .collect();
-        let (mut events, mut alerts) = (Vec::new(), Vec::new());
         self.hand_on_as_made(&entered, t, &mut events, &mut alerts);
         self.hand_on(&read, t, &mut events, &mut alerts);
         self.stall_told[board] = false;
         self.wait_told[board] = false;
         self.changed[board] = self.changed[board].max(t);
         Ok((events, alerts))
+    }
+
+    /// The kind `sans` names for a piece of open kind of `board`, when it is not the one
+    /// the record carries: the first move names the piece by its square (`Qb4xc4`), as one
+    /// of the kinds it may be, and the moves are legal from the record's position with the
+    /// piece of that kind. Returns the time of the move that put the piece down, and the
+    /// kind.
+    pub(super) fn kind_named(&self, board: BoardId, sans: &[String]) -> Option<(u64, Role)> {
+        let san = San::from_str(sans.first()?.trim()).ok()?;
+        let SanKind::Normal {
+            role,
+            file: Some(file),
+            rank: Some(rank),
+            ..
+        } = san.kind
+        else {
+            return None;
+        };
+        let from = Square::from_coords(file, rank);
+        let (_, at, kinds) = self
+            .inf
+            .open_kinds(board)
+            .into_iter()
+            .find(|(sq, _, _)| *sq == from)?;
+        let pos = self.shown.board(board);
+        let piece = pos.board().piece_at(from)?;
+        if piece.role == role || !kinds.contains(&role) {
+            return None;
+        }
+        let mut as_named = pos.clone();
+        as_named.set_piece_at(from, Piece { role, ..piece });
+        legal_sequence(as_named, sans).ok()?;
+        Some((at, role))
     }
 
     /// Whether a fill of `board` whose first ply the alert named as `first` (move number

@@ -11,14 +11,15 @@
 //! the move the board waits for (a click after the board moved on is refused); the board's
 //! snapshots since are then read again from where it showed it (see `fill.rs`). When no
 //! single move fits, the pairs of plies that do (a move and the opponent's reply read
-//! together) are offered. Nothing is chosen for him: the choices are the readings, in the
+//! together) are offered. A piece of open kind also moves as each other kind it may be: its
+//! fill names it by its square (`Qe3xg5`), which settles that kind as the move is entered. Nothing is chosen for him: the choices are the readings, in the
 //! order the board first showed them, and the detail says what the board could not tell.
-//! Moves the record's placeholders rule out (a piece of open kind that is not what the
-//! record carries) are not among them: he corrects that kind first, or enters the moves.
+//! Moves another piece's placeholder rules out (a piece of open kind giving a check it may
+//! not give) are not among them: he corrects that kind first, or enters the moves.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
-use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Color, Move, Position};
+use crate::rules::notation::{San, SanKind, san_string};
+use crate::rules::{BoardId, Color, Move, Piece, Position, Role};
 
 use super::OccupancyFeed;
 
@@ -68,11 +69,35 @@ impl OccupancyFeed {
             .filter(|&occ| occ != base)
             .collect();
         let first_shown = |occ: u64| shown.iter().position(|&o| o == occ);
-        let mut found: Vec<(usize, Vec<Move>)> = Vec::new();
+        let mut found: Vec<(usize, AlertChoice)> = Vec::new();
         for mv in pos.legal_moves() {
             let after = played(pos, &mv);
             if let Some(at) = first_shown(after.board().occupied().0) {
-                found.push((at, vec![mv]));
+                found.push((at, self.fill_choice(board, pos, number, &[mv])));
+            }
+        }
+        // A piece of open kind moving as another of its kinds than its placeholder (the
+        // record's placeholder cannot make the move the board shows).
+        for (sq, _, kinds) in self.inf.open_kinds(board) {
+            let Some(piece) = pos.board().piece_at(sq).filter(|p| p.color == side) else {
+                continue;
+            };
+            for &role in kinds
+                .iter()
+                .filter(|&&r| r != piece.role && r != Role::Pawn && r != Role::King)
+            {
+                let mut as_kind = pos.clone();
+                as_kind.set_piece_at(sq, Piece { role, ..piece });
+                for mv in as_kind
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| m.from() == Some(sq))
+                {
+                    let after = played(&as_kind, &mv);
+                    if let Some(at) = first_shown(after.board().occupied().0) {
+                        found.push((at, kind_choice(board, &as_kind, number, &mv)));
+                    }
+                }
             }
         }
         if found.is_empty() {
@@ -81,7 +106,7 @@ impl OccupancyFeed {
                 for reply in after.legal_moves() {
                     let last = played(&after, &reply);
                     if let Some(at) = first_shown(last.board().occupied().0) {
-                        found.push((at, vec![mv, reply]));
+                        found.push((at, self.fill_choice(board, pos, number, &[mv, reply])));
                     }
                 }
             }
@@ -90,7 +115,7 @@ impl OccupancyFeed {
         let choices = found
             .into_iter()
             .take(CHOICES_MAX)
-            .map(|(_, moves)| self.fill_choice(board, pos, number, &moves))
+            .map(|(_, choice)| choice)
             .collect();
         StallChoices {
             number,
@@ -131,6 +156,46 @@ impl OccupancyFeed {
                 first: Some((number, pos.turn())),
             },
         }
+    }
+}
+
+/// The choice entering `mv`, move `number` of a piece of open kind on `board`, as the kind
+/// it has in `as_kind`: the fill names the piece by its square (`Qb4xc4`), which settles
+/// its kind as it enters the move (see `fill.rs`); the label says the move as it will be
+/// recorded and the kind.
+fn kind_choice(board: BoardId, as_kind: &Position, number: u32, mv: &Move) -> AlertChoice {
+    let side = as_kind.turn();
+    let mut named = San::from_move(as_kind, mv);
+    if let (SanKind::Normal { file, rank, .. }, Some(from)) = (&mut named.kind, mv.from()) {
+        *file = Some(from.file());
+        *rank = Some(from.rank());
+    }
+    let dots = if side == Color::White { "." } else { "..." };
+    let kind = mv.from().and_then(|from| as_kind.board().piece_at(from));
+    AlertChoice {
+        label: format!(
+            "{number}{dots} {} ({} a {})",
+            san_string(as_kind, mv),
+            mv.from().map(|f| f.to_string()).unwrap_or_default(),
+            kind.map_or("piece", |p| role_name(p.role))
+        ),
+        action: OperatorAction::Fill {
+            board,
+            moves: vec![named.to_string()],
+            first: Some((number, side)),
+        },
+    }
+}
+
+/// A kind's name, for the arbiter.
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
     }
 }
 
@@ -210,5 +275,72 @@ mod tests {
             .fill(b, &moves, first, board.t + 21_000)
             .expect_err("the board moved on");
         assert!(refused.to_string().contains("moved on"), "{refused}");
+    }
+}
+
+#[cfg(test)]
+mod open_kind_tests {
+    use super::super::Handed;
+    use super::super::test_support::{Board, feed_with};
+    use super::*;
+    use crate::infer::AlertCode;
+
+    #[test]
+    fn a_piece_of_open_kind_held_over_a_victim_only_another_of_its_kinds_reaches_is_one_click() {
+        // White holds a rook and a queen and drops one on e3 (the board cannot tell which;
+        // the record carries a placeholder); Black's king steps to f8; the piece on e3 is
+        // then set straight onto g5, which only a queen reaches.
+        let mut feed = feed_with("4k3/4p3/8/6p1/8/8/8/4K3/RQ w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut board = Board::of(&feed);
+        let (_, mut said) = board.play(
+            &mut feed,
+            &[("e3", true), ("e8", false), ("f8", true), ("e3", false)],
+        );
+        for t in (1..=800).map(|i| board.t + i * 100) {
+            said.extend(feed.tick(t).1);
+        }
+        let alert = said
+            .iter()
+            .find_map(|a| match a {
+                Inference::Alert(a) if a.code == AlertCode::OccupancyStalled => Some(a.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("a stall: {said:?}"));
+        assert_eq!((alert.number, alert.side), (Some(2), Some(Color::White)));
+        let choice = alert
+            .choices
+            .iter()
+            .find(|c| c.label == "2. Qxg5 (e3 a queen)")
+            .unwrap_or_else(|| panic!("{:?}", alert.choices));
+        let OperatorAction::Fill {
+            board: b,
+            moves,
+            first,
+        } = &choice.action
+        else {
+            panic!("a fill: {choice:?}");
+        };
+        assert_eq!(moves, &["Qe3xg5".to_owned()]);
+        let (handed, _) = feed
+            .fill(*b, moves, *first, board.t + 90_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        // The drop is corrected to the queen's, then the capture entered.
+        assert!(
+            handed.iter().any(|h| matches!(
+                h,
+                Handed::Settled { ply: 0, mv: Move::Drop { piece, .. }, open: false, .. }
+                    if piece.role == Role::Queen
+            )),
+            "{handed:?}"
+        );
+        let g5 = feed
+            .shown
+            .board(BoardId::A)
+            .board()
+            .piece_at("g5".parse().expect("g5"));
+        assert_eq!(
+            g5.map(|p| (p.color, p.role)),
+            Some((Color::White, Role::Queen))
+        );
     }
 }
