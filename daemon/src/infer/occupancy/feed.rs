@@ -392,21 +392,10 @@ fn with_role(mv: &Move, role: Role) -> Option<Move> {
     }
 }
 
-fn role_name(r: Role) -> &'static str {
-    match r {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
-}
-
 fn names(choices: &[Role]) -> String {
     choices
         .iter()
-        .map(|&r| role_name(r))
+        .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -420,7 +409,7 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
             "board {b}: the piece dropped on {to} may be a {}: the board senses only occupancy \
              (recorded as a {} until the arbiter says)",
             names(choices),
-            role_name(piece.role)
+            piece.role
         )),
         (KindNote::PromotionAssumed { choices }, mv) => Some(format!(
             "board {b}: the pawn promoting on {} may have become a {}: recorded as the \

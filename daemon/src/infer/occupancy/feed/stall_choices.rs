@@ -177,25 +177,13 @@ fn kind_choice(board: BoardId, as_kind: &Position, number: u32, mv: &Move) -> Al
             "{number}{dots} {} ({} a {})",
             san_string(as_kind, mv),
             mv.from().map(|f| f.to_string()).unwrap_or_default(),
-            kind.map_or("piece", |p| role_name(p.role))
+            kind.map_or_else(|| "piece".to_owned(), |p| p.role.to_string())
         ),
         action: OperatorAction::Fill {
             board,
             moves: vec![named.to_string()],
             first: Some((number, side)),
         },
-    }
-}
-
-/// A kind's name, for the arbiter.
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
     }
 }
 
