@@ -353,11 +353,13 @@ fn games_that_once_went_wrong() {
 /// piece it could take, read as that piece pulled out from under it (1114, 1414, 1482, 3486,
 /// 3824); a rook set straight onto a pawn with check, the pawn's recapture set straight and
 /// a pawn dropped where the pawn stood, read as the rook taking another pawn and a pawn
-/// step, the check ruling out the capture for want of one reply (1569).
+/// step, the check ruling out the capture for want of one reply (1569); a drop read late (its
+/// supply seen after the opponent's capture with its victim lifted, and a drop where the
+/// capturer stood), read as the drop alone (1729).
 #[test]
 fn games_that_once_went_wrong_with_the_arbiter() {
     let mut tally = Tally::default();
-    for seed in [1114, 1414, 1482, 3486, 3824, 1569] {
+    for seed in [1114, 1414, 1482, 3486, 3824, 1569, 1729] {
         let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
         run_read(
             &g,

@@ -138,6 +138,10 @@ struct Watch {
     span: Option<[u8; 4]>,
     /// The most squares occupied at the last final move that were empty at once since.
     most_gone: u32,
+    /// The squares occupied at the last final move that were empty at the same moment as
+    /// another since: two pieces off at once and back read as a capture and a drop where
+    /// the capturer stood (see `off_and_back`).
+    off_together: u64,
     /// When the board last changed (ms).
     changed_at: u64,
     /// When each square last filled and last emptied.
@@ -790,8 +794,9 @@ impl OccupancyInference {
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
         self.watch[board].span = None;
-        self.watch[board].most_gone =
-            (self.base(board) & !self.watch[board].last.unwrap_or(0)).count_ones();
+        let gone = self.base(board) & !self.watch[board].last.unwrap_or(0);
+        self.watch[board].most_gone = gone.count_ones();
+        self.watch[board].off_together = if gone.count_ones() >= 2 { gone } else { 0 };
         self.follow(board, &mv, &note, t);
         Some(OccupancyMove { board, t, mv, note })
     }
@@ -1180,12 +1185,18 @@ impl OccupancyInference {
         self.watch[board].appeared |= occ & !base;
         let gone = (base & !occ).count_ones();
         self.watch[board].most_gone = self.watch[board].most_gone.max(gone);
+        if gone >= 2 {
+            self.watch[board].off_together |= base & !occ;
+        }
         if (occ & !base).count_ones() == 1 && (base & !occ) == 0 {
             // A piece appeared: a drop. The hand must hold what the other board's captures
             // gave it, so a capture still open there is final first.
             out.extend(self.supply(board, occ));
         }
         if let Some((mv, note)) = self.matches_checked(board, occ) {
+            if self.off_and_back(board, &mv, occ) {
+                return out;
+            }
             if let Some(held) = self.held_readings(board).into_iter().find(|held| {
                 *held != mv
                     && (mv.from() == held.from() && self.drop_may_follow(board, held, occ, t)
@@ -1406,6 +1417,25 @@ impl OccupancyInference {
         (targets, open_kind)
     }
 
+    /// Whether `board`, showing `occ` as `mv` (a move from its last final position) leaves
+    /// it, had two other pieces off at once since that position, both back now: the
+    /// opponent's capture with one and a drop where his capturer stood read the same as
+    /// both put back (a drop read late, its supply seen only after the capture, shows no
+    /// other move meanwhile). The board stalls.
+    fn off_and_back(&mut self, board: BoardId, mv: &Move, occ: u64) -> bool {
+        let base = self.base(board);
+        let own = mv.from().map_or(0, |s| 1u64 << s.index()) | 1u64 << mv.to().index();
+        let back = self.watch[board].off_together & occ & !(base ^ occ) & !own;
+        if back.count_ones() < 2 {
+            return false;
+        }
+        self.stalled[board] = Some(format!(
+            "board {board}: the board shows {mv:?}, but {} were lifted at once since and are back: another capture and a drop where its capturer stood may have been made too; the board cannot tell",
+            square_names(&Bitboard(back).into_iter().collect::<Vec<_>>()).replace(" or ", " and ")
+        ));
+        true
+    }
+
     /// What was lifted since the last final move is back: no move.
     fn put_back(&mut self, board: BoardId) {
         let w = &mut self.watch[board];
@@ -1415,6 +1445,7 @@ impl OccupancyInference {
         w.appeared = 0;
         w.span = None;
         w.most_gone = 0;
+        w.off_together = 0;
         w.lifted.clear();
     }
 

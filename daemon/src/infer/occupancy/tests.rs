@@ -1726,3 +1726,27 @@ fn a_board_resting_on_its_move_while_the_other_board_is_read_side_by_side_makes_
     assert!(got.iter().all(|(b, _, _)| *b == B), "{got:?}");
     assert_eq!(got, knight_took_g5_on(B));
 }
+
+#[test]
+fn a_drop_read_late_with_two_pieces_lifted_at_once_and_back_since_stalls() {
+    // Board B: Black to move, holding nothing yet; White's bishop on g6 may take f7.
+    // Board A: White's knight on f3 may take e5 (that gives Black on B a pawn).
+    let mut h = Hands::from_bfen(
+        "rnbqkbnr/pppp1ppp/8/4p3/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - | rn1qkbnr/ppp1ppp1/6B1/8/8/8/PPPPPPPP/RNBQK1NR b KQkq -",
+    );
+    // Black drops on d3 before the capture that supplies him is seen: the board waits.
+    h.put(B, "d3").wait(300);
+    // White's bishop takes f7 (the pawn lifted after it, the bishop set down there)...
+    h.lift(B, "g6").lift(B, "f7").put(B, "f7").wait(300);
+    // ...the capture on A is seen now...
+    h.lift(A, "f3").lift(A, "e5").put(A, "e5").wait(300);
+    // ...and Black drops a piece where the bishop stood. Only d3 is new on B: the drop
+    // alone, or the drop, the capture and a drop on g6; the board cannot tell.
+    h.put(B, "g6").wait(300);
+    let got = h.done();
+    assert!(
+        !got.iter().any(|(b, _, _)| *b == B),
+        "board B took {got:?} from what it cannot tell"
+    );
+    assert!(h.inf.stalled(B).is_some(), "{got:?}");
+}
