@@ -24,7 +24,7 @@ use bugbridge::rules::notation::san_string;
 use bugbridge::rules::{BoardId, ByBoard, Color, Move, Ruleset};
 use bugbridge::simulate::{Profile, SimGame, random_game};
 use occupancy::occupancy_snapshots;
-use occupancy_judge::{board_moves, occupancy_trace, record_against};
+use occupancy_judge::{board_moves, occupancy_trace, record_against, same_squares};
 
 /// How long after the alert the arbiter clicks (ms): he walks over and looks.
 const ARBITER_DELAY_MS: u64 = 15_000;
@@ -73,10 +73,7 @@ fn truth(
         recorded.play(e.board, &e.mv, 0);
     }
     let pos = recorded.board(board);
-    let same = |m: &Move| match (m, &want) {
-        (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
-        _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
-    };
+    let same = |m: &Move| same_squares(m, &want);
     if let Some(mv) = pos.legal_moves().into_iter().find(same) {
         return Some(Some(san_string(pos, &mv)));
     }

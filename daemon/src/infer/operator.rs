@@ -231,11 +231,9 @@ impl Inferrer {
                         format!("board {board} has no link gap to fill"),
                     ));
                 }
-                let starts = self.fill_starts_at(*board);
-                if let Some((number, side)) = *first
-                    && starts != Some((number, side))
+                if let (Some((number, side)), Some((n, s))) = (*first, self.fill_starts_at(*board))
+                    && (number, side) != (n, s)
                 {
-                    let (n, s) = starts.unwrap_or((number, side));
                     return Err(ActionRefused::new(
                         "number",
                         format!(

@@ -10,7 +10,7 @@ use bugbridge::infer::occupancy::{
 };
 use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move};
 
-use crate::occupancy_judge::{read_snapshot, settle};
+use crate::occupancy_judge::{read_snapshot, same_squares, settle};
 
 /// How long after the alert the arbiter enters the moves (ms): he walks over, looks, types.
 pub(crate) const ARBITER_DELAY_MS: u64 = 15_000;
@@ -219,15 +219,6 @@ enum Entry {
     Refused,
     /// A drop of a piece the record's hand does not hold.
     HandShort,
-}
-
-/// Whether `m` (in the record's position) is the game's move `want` by its squares, and
-/// kind for a drop or a promotion (the arbiter says those).
-fn same_squares(m: &Move, want: &Move) -> bool {
-    match (m, want) {
-        (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
-        _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
-    }
 }
 
 /// A game's snapshots read as the daemon reads them, with the arbiter when there is one.

@@ -342,3 +342,13 @@ pub(crate) fn board_moves<'a>(
         .collect();
     (got, want)
 }
+
+/// Whether `m` is `want` by its squares, and its kind where the squares do not tell it (a
+/// drop's piece, a promotion's): a move of the record's position, whose placeholders may
+/// name other kinds for the pieces it moves or takes.
+pub(crate) fn same_squares(m: &Move, want: &Move) -> bool {
+    match (m, want) {
+        (Move::Drop { piece: a, to: ta }, Move::Drop { piece: b, to: tb }) => a == b && ta == tb,
+        _ => m.from() == want.from() && m.to() == want.to() && m.promotion() == want.promotion(),
+    }
+}

@@ -1431,7 +1431,11 @@ impl OccupancyInference {
         }
         self.stalled[board] = Some(format!(
             "board {board}: the board shows {mv:?}, but {} were lifted at once since and are back: another capture and a drop where its capturer stood may have been made too; the board cannot tell",
-            square_names(&Bitboard(back).into_iter().collect::<Vec<_>>()).replace(" or ", " and ")
+            Bitboard(back)
+                .into_iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(" and ")
         ));
         true
     }

@@ -132,8 +132,7 @@ impl OccupancyFeed {
                 let chosen = with_role(mv, role)?;
                 let san = san_string(before.board(board), &chosen);
                 let label = if numbered {
-                    let dots = if side == Color::White { "." } else { "..." };
-                    format!("{number}{dots} {san}")
+                    numbered_san(number, side, &san)
                 } else {
                     san.clone()
                 };
@@ -164,6 +163,13 @@ impl OccupancyFeed {
             .count();
         u32::try_from(before + 1).unwrap_or(u32::MAX)
     }
+}
+
+/// `san` as the record numbers it: `12. Nf3` for White's twelfth move, `12... Nf6` for
+/// Black's.
+pub(super) fn numbered_san(number: u32, side: Color, san: &str) -> String {
+    let dots = if side == Color::White { "." } else { "..." };
+    format!("{number}{dots} {san}")
 }
 
 /// The kinds a move's note names for its piece.

@@ -9,54 +9,44 @@
 //! move (other than as they stood at that move, which a capture and a drop where the
 //! capturer stood always give back). Each is offered as a `fill` of that one move, naming
 //! the move the board waits for (a click after the board moved on is refused); the board's
-//! snapshots since are then read again from where it showed it (see `fill.rs`). When no
-//! single move fits, the pairs of plies that do (a move and the opponent's reply read
-//! together) are offered. A piece of open kind also moves as each other kind it may be: its
-//! fill names it by its square (`Qe3xg5`), which settles that kind as the move is entered. Nothing is chosen for him: the choices are the readings, in the
-//! order the board first showed them, and the detail says what the board could not tell.
-//! Moves another piece's placeholder rules out (a piece of open kind giving a check it may
-//! not give) are not among them: he corrects that kind first, or enters the moves.
+//! snapshots since are then read again from where it showed it (see `fill.rs`). A piece of
+//! open kind also moves as each other kind it may be: its fill names it by its square
+//! (`Qe3xg5`), which settles that kind as the move is entered. When no single move fits,
+//! the pairs of plies that do (a move and the opponent's reply read together) are offered.
+//! Nothing is chosen for him: the choices are the readings, in the order the board first
+//! showed them, and the detail says what the board could not tell. Moves another piece's
+//! placeholder rules out (a piece of open kind giving a check it may not give) are not among
+//! them: he corrects that kind first, or enters the moves.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
 use crate::rules::notation::{San, SanKind, san_string};
 use crate::rules::{BoardId, Color, Move, Piece, Position, Role};
 
 use super::OccupancyFeed;
+use super::choices::numbered_san;
 
 /// The most choices an alert offers: beyond that the board showed so much that a list is
 /// no help, and the arbiter enters the moves.
 const CHOICES_MAX: usize = 8;
 
-/// What a stalled board's alert names: the number and side of the move it stalled on, and
-/// the readings to enter.
-pub(super) struct StallChoices {
-    pub(super) number: u32,
-    pub(super) side: Color,
-    pub(super) choices: Vec<AlertChoice>,
-}
-
 impl OccupancyFeed {
     /// The `occupancy-stalled` alert of `board` at `t`, with `detail`: the move it stalled
     /// on (number and side) and its readings as choices.
     pub(super) fn stall_alert(&self, t: u64, board: BoardId, detail: String) -> Inference {
-        let StallChoices {
-            number,
-            side,
-            choices,
-        } = self.stall_choices(board);
+        let side = self.shown.board(board).turn();
+        let number = self.number(self.handed.len(), board, side);
         let mut alert = Alert::about_board(t, board, AlertCode::OccupancyStalled, detail);
         alert.number = Some(number);
         alert.side = Some(side);
-        alert.choices = choices;
+        alert.choices = self.stall_choices(board, number);
         Inference::Alert(alert)
     }
 
-    /// The readings of `board`'s snapshots since its last move recorded, as one-click
-    /// choices (see the module's doc).
-    pub(super) fn stall_choices(&self, board: BoardId) -> StallChoices {
+    /// The readings of `board`'s snapshots since its last move recorded, its next move
+    /// being `number`, as one-click choices (see the module's doc).
+    fn stall_choices(&self, board: BoardId, number: u32) -> Vec<AlertChoice> {
         let pos = self.shown.board(board);
         let side = pos.turn();
-        let number = self.number(self.handed.len(), board, side);
         // The recorded position's own occupancy is no reading: a capture and a drop where
         // the capturer stood always give it back (the plies that lead there are the
         // single moves' readings, below).
@@ -69,11 +59,12 @@ impl OccupancyFeed {
             .filter(|&occ| occ != base)
             .collect();
         let first_shown = |occ: u64| shown.iter().position(|&o| o == occ);
+        let legal = pos.legal_moves();
         let mut found: Vec<(usize, AlertChoice)> = Vec::new();
-        for mv in pos.legal_moves() {
-            let after = played(pos, &mv);
+        for mv in &legal {
+            let after = played(pos, mv);
             if let Some(at) = first_shown(after.board().occupied().0) {
-                found.push((at, self.fill_choice(board, pos, number, &[mv])));
+                found.push((at, fill_choice(board, pos, number, &[*mv])));
             }
         }
         // A piece of open kind moving as another of its kinds than its placeholder (the
@@ -101,61 +92,54 @@ impl OccupancyFeed {
             }
         }
         if found.is_empty() {
-            for mv in pos.legal_moves() {
-                let after = played(pos, &mv);
+            for mv in &legal {
+                let after = played(pos, mv);
                 for reply in after.legal_moves() {
                     let last = played(&after, &reply);
                     if let Some(at) = first_shown(last.board().occupied().0) {
-                        found.push((at, self.fill_choice(board, pos, number, &[mv, reply])));
+                        found.push((at, fill_choice(board, pos, number, &[*mv, reply])));
                     }
                 }
             }
         }
         found.sort_by_key(|(at, _)| *at);
-        let choices = found
+        found
             .into_iter()
             .take(CHOICES_MAX)
             .map(|(_, choice)| choice)
-            .collect();
-        StallChoices {
-            number,
-            side,
-            choices,
-        }
+            .collect()
     }
+}
 
-    /// The choice entering `moves` on `board` from `pos`, the first being move `number`:
-    /// labelled as the record will number them.
-    fn fill_choice(
-        &self,
-        board: BoardId,
-        pos: &Position,
-        number: u32,
-        moves: &[Move],
-    ) -> AlertChoice {
-        let mut at = pos.clone();
-        let mut n = number;
-        let mut sans = Vec::with_capacity(moves.len());
-        let mut label = Vec::with_capacity(moves.len());
-        for mv in moves {
-            let side = at.turn();
-            let san = san_string(&at, mv);
-            let dots = if side == Color::White { "." } else { "..." };
-            label.push(format!("{n}{dots} {san}"));
-            if side == Color::Black {
-                n += 1;
-            }
-            sans.push(san);
-            at.play(mv);
+/// The choice entering `moves` on `board` from `pos`, the first being move `number`:
+/// labelled as the record will number them.
+pub(super) fn fill_choice(
+    board: BoardId,
+    pos: &Position,
+    number: u32,
+    moves: &[Move],
+) -> AlertChoice {
+    let mut at = pos.clone();
+    let mut n = number;
+    let mut sans = Vec::with_capacity(moves.len());
+    let mut label = Vec::with_capacity(moves.len());
+    for mv in moves {
+        let side = at.turn();
+        let san = san_string(&at, mv);
+        label.push(numbered_san(n, side, &san));
+        if side == Color::Black {
+            n += 1;
         }
-        AlertChoice {
-            label: label.join(" "),
-            action: OperatorAction::Fill {
-                board,
-                moves: sans,
-                first: Some((number, pos.turn())),
-            },
-        }
+        sans.push(san);
+        at.play(mv);
+    }
+    AlertChoice {
+        label: label.join(" "),
+        action: OperatorAction::Fill {
+            board,
+            moves: sans,
+            first: Some((number, pos.turn())),
+        },
     }
 }
 
@@ -170,12 +154,11 @@ fn kind_choice(board: BoardId, as_kind: &Position, number: u32, mv: &Move) -> Al
         *file = Some(from.file());
         *rank = Some(from.rank());
     }
-    let dots = if side == Color::White { "." } else { "..." };
     let kind = mv.from().and_then(|from| as_kind.board().piece_at(from));
     AlertChoice {
         label: format!(
-            "{number}{dots} {} ({} a {})",
-            san_string(as_kind, mv),
+            "{} ({} a {})",
+            numbered_san(number, side, &san_string(as_kind, mv)),
             mv.from().map(|f| f.to_string()).unwrap_or_default(),
             kind.map_or_else(|| "piece".to_owned(), |p| p.role.to_string())
         ),

@@ -9,10 +9,11 @@
 //! as a choice that enters it (`fill`): the quiet move, or the capture and a drop of each
 //! kind the opponent holds.
 
-use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
+use crate::infer::{Alert, AlertCode, Inference};
 use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Color, Move};
+use crate::rules::{BoardId, Move};
 
+use super::stall_choices::fill_choice;
 use super::{OccupancyFeed, STILL_WAIT_MS};
 
 impl OccupancyFeed {
@@ -37,51 +38,26 @@ impl OccupancyFeed {
         let pos = self.shown.board(board);
         let side = pos.mover(&quiet);
         let number = self.number(self.handed.len(), board, side);
-        let dots = |c: Color| if c == Color::White { "." } else { "..." };
         let quiet_san = san_string(pos, &quiet);
-        let fill = |sans: Vec<String>| OperatorAction::Fill {
-            board,
-            moves: sans,
-            first: Some((number, side)),
-        };
-        let mut choices = vec![AlertChoice {
-            label: format!("{number}{} {quiet_san}", dots(side)),
-            action: fill(vec![quiet_san.clone()]),
-        }];
+        let mut choices = vec![fill_choice(board, pos, number, &[quiet])];
         let mut captures = Vec::new();
         for capture in pos
             .legal_moves()
             .into_iter()
             .filter(|m| m.from() == quiet.from() && m.is_capture())
         {
-            let capture_san = san_string(pos, &capture);
-            captures.push(capture_san.clone());
+            captures.push(san_string(pos, &capture));
             let mut after = pos.clone();
             after.play(&capture);
-            for drop in after
-                .legal_moves()
-                .into_iter()
-                .filter(|m| m.is_drop() && m.to() == quiet.to())
-            {
-                // Both legal in the record's position, which the arbiter's entry is
-                // checked against.
-                let sans = vec![capture_san.clone(), san_string(&after, &drop)];
-                let reply_number = if side == Color::Black {
-                    number + 1
-                } else {
-                    number
-                };
-                choices.push(AlertChoice {
-                    label: format!(
-                        "{number}{} {} {reply_number}{} {}",
-                        dots(side),
-                        sans[0],
-                        dots(side.other()),
-                        sans[1]
-                    ),
-                    action: fill(sans),
-                });
-            }
+            // Both legal in the record's position, which the arbiter's entry is checked
+            // against.
+            choices.extend(
+                after
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| m.is_drop() && m.to() == quiet.to())
+                    .map(|drop| fill_choice(board, pos, number, &[capture, drop])),
+            );
         }
         let detail = format!(
             "board {board}: resting for {} s on {quiet_san}, which the board shows as it would show {} set straight onto its victim and the opponent's drop on {}; the board's next move tells, or the arbiter enters one (fill)",
@@ -103,7 +79,8 @@ mod tests {
     use super::super::Handed;
     use super::super::test_support::{Board, feed_with};
     use super::*;
-    use crate::infer::SensorEvent;
+    use crate::infer::{OperatorAction, SensorEvent};
+    use crate::rules::Color;
 
     /// White's knight on f3 may take e5 (set straight onto it, no change there) and Black
     /// holds a pawn to drop: f3 emptying and g5 filling is Ng5, or Nxe5 and a pawn on g5.
