@@ -22,6 +22,8 @@
 mod occupancy_arbiter;
 #[path = "support/occupancy_judge.rs"]
 mod occupancy_judge;
+#[path = "support/stall_clicks.rs"]
+mod stall_clicks;
 
 use std::path::{Path, PathBuf};
 
@@ -189,6 +191,14 @@ impl Outside {
             start,
         }
     }
+
+    /// The trace as an occupancy-only table shows it, up to its cut.
+    fn occupancy_text(&self) -> String {
+        occupancy_trace(
+            ByBoard::new_with(|b| self.start.board(b).board().occupied().0),
+            occupancy_before(&self.lines, &self.start, self.cut),
+        )
+    }
 }
 
 /// One trace through the inference (with the arbiter the daemon alerts, when
@@ -316,18 +326,9 @@ fn outside_traces_as_occupancy_replay_into_the_record() {
     let mut wrong = Vec::new();
     for family in ["outage", "koedem"] {
         for (name, trace, bpgn) in traces(family) {
-            let Outside {
-                lines,
-                ruleset,
-                moves: played,
-                cut,
-                start,
-                ..
-            } = Outside::load(&trace, &bpgn);
-            let text = occupancy_trace(
-                ByBoard::new_with(|b| start.board(b).board().occupied().0),
-                occupancy_before(&lines, &start, cut),
-            );
+            let outside = Outside::load(&trace, &bpgn);
+            let text = outside.occupancy_text();
+            let (ruleset, played) = (outside.ruleset, outside.moves);
             let replayed = bugbridge::cli::replay::replay_text(&text, Some(ruleset))
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let undetermined = replayed
@@ -369,4 +370,31 @@ fn outside_traces_as_occupancy_replay_into_the_record() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(moves >= 1_000, "only {moves} moves recorded");
+}
+
+/// The arbiter's one click on the true reading of each stalled board (see
+/// `support/stall_clicks.rs`), on the outside traces read as occupancy through `replay`: no
+/// click makes a move wrong, and clicks take boards up again. Each click replays the trace
+/// again: `cargo test` clicks every other trace of each family, `BUGBRIDGE_FULL=1` all.
+#[test]
+fn outside_traces_as_occupancy_one_click_per_stall_no_wrong_move() {
+    let step = if std::env::var("BUGBRIDGE_FULL").is_ok() {
+        1
+    } else {
+        2
+    };
+    let mut clicks = stall_clicks::Clicks::default();
+    for family in ["outage", "koedem"] {
+        for (name, trace, bpgn) in traces(family).into_iter().step_by(step) {
+            let o = Outside::load(&trace, &bpgn);
+            clicks.play(
+                &name,
+                &o.start,
+                &o.moves,
+                o.occupancy_text(),
+                Some(o.ruleset),
+            );
+        }
+    }
+    clicks.check("outside traces as occupancy");
 }

@@ -1,0 +1,278 @@
+//! The arbiter answers a stalled occupancy-only board in one click, for the round trips
+//! (`#[path]`-included): a game's occupancy trace is replayed as the daemon reads it
+//! (`replay`), each `occupancy-stalled` alert is read as the arbiter page gets it
+//! (`publish::event`), and when the board's true next move is among its choices, the
+//! arbiter posts it `ARBITER_DELAY_MS` after the alert (a line in the journal, as the daemon
+//! keeps operator actions) and the game is replayed again, until no alert offers the truth.
+//! Every board's record must stay the game's moves on the game's squares: a click never
+//! makes a move wrong.
+
+use bugbridge::cli::replay::Replayed;
+use bugbridge::infer::{AlertCode, Inference};
+use bugbridge::rules::notation::san_string;
+use bugbridge::rules::{BoardId, BughouseGame, Color, Move, RulesetName};
+
+use crate::occupancy_judge::{record_against, same_squares};
+
+/// How long after the alert the arbiter clicks (ms): he walks over and looks.
+const ARBITER_DELAY_MS: u64 = 15_000;
+
+/// The most clicks a game gets: each is one replay more.
+const CLICKS_MAX: usize = 30;
+
+/// The game's move `number` of `side` on `board`, as SAN in the record's position before
+/// it (`record`: the replay's record): the move of the same squares (and dropped or
+/// promoted kind) that is legal there, if any (a placeholder kind the true move does not
+/// fit leaves none). None when the game has no such move.
+fn truth(
+    start: &BughouseGame,
+    moves: &[(BoardId, Move)],
+    record: &[bugbridge::infer::RecordEntry],
+    board: BoardId,
+    number: u32,
+    side: Color,
+) -> Option<Option<String>> {
+    let mut g = start.clone();
+    let mut seen = 0;
+    let mut want = None;
+    for &(b, mv) in moves {
+        let pos = g.board(b);
+        if b == board && pos.mover(&mv) == side {
+            seen += 1;
+            if seen == number {
+                want = Some(mv);
+                break;
+            }
+        }
+        g.play(b, &mv, 0);
+    }
+    let want = want?;
+    let mut recorded = start.clone();
+    for e in record
+        .iter()
+        .take_while(|e| (e.board, e.number, e.side) != (board, number, side))
+    {
+        recorded.play(e.board, &e.mv, 0);
+    }
+    let pos = recorded.board(board);
+    let same = |m: &Move| same_squares(m, &want);
+    if let Some(mv) = pos.legal_moves().into_iter().find(same) {
+        return Some(Some(san_string(pos, &mv)));
+    }
+    // A piece of open kind whose placeholder is not what it is: the move as that kind
+    // (a choice that settles the kind as it enters the move).
+    let (Move::Normal { role, from, .. }, Some(piece)) =
+        (want, want.from().and_then(|f| pos.board().piece_at(f)))
+    else {
+        return Some(None);
+    };
+    let mut swapped = pos.clone();
+    swapped.set_piece_at(from, bugbridge::rules::Piece { role, ..piece });
+    Some(
+        swapped
+            .legal_moves()
+            .into_iter()
+            .find(same)
+            .map(|mv| san_string(&swapped, &mv)),
+    )
+}
+
+/// SAN without its check sign.
+fn plain(san: &str) -> String {
+    san.trim_end_matches(['+', '#']).to_owned()
+}
+
+/// `post` inserted into `trace` at its time (after every line of that time or before).
+fn with_post(trace: &str, post: &serde_json::Value) -> String {
+    let at = post["t"].as_u64().unwrap_or(0);
+    let mut out = String::with_capacity(trace.len() + 200);
+    let mut placed = false;
+    for line in trace.lines() {
+        let t = serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .and_then(|v| v["t"].as_u64())
+            .unwrap_or(0);
+        if !placed && t > at {
+            out.push_str(&post.to_string());
+            out.push('\n');
+            placed = true;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if !placed {
+        out.push_str(&post.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// What the clicks did, over the games played.
+#[derive(Default)]
+pub(crate) struct Clicks {
+    pub(crate) boards: usize,
+    pub(crate) whole_before: usize,
+    pub(crate) whole_after: usize,
+    pub(crate) moves_before: usize,
+    pub(crate) moves_after: usize,
+    pub(crate) stalls: usize,
+    pub(crate) offered: usize,
+    pub(crate) choices: usize,
+    pub(crate) clicked: usize,
+    pub(crate) wrong: Vec<String>,
+    pub(crate) wrong_alone: Vec<String>,
+    pub(crate) missed: Vec<String>,
+}
+
+impl Clicks {
+    /// How many boards of `replayed` hold as many moves as the game's.
+    fn whole(moves: &[(BoardId, Move)], replayed: &Replayed) -> usize {
+        BoardId::ALL
+            .into_iter()
+            .filter(|&b| {
+                replayed
+                    .game
+                    .record()
+                    .iter()
+                    .filter(|e| e.board == b)
+                    .count()
+                    == moves.iter().filter(|m| m.0 == b).count()
+            })
+            .count()
+    }
+
+    /// Each board's record against the game's moves: the first move on other squares goes
+    /// to `wrong`.
+    fn judge(name: &str, moves: &[(BoardId, Move)], replayed: &Replayed, wrong: &mut Vec<String>) {
+        for b in BoardId::ALL {
+            let got: Vec<&Move> = replayed
+                .game
+                .record()
+                .iter()
+                .filter(|e| e.board == b)
+                .map(|e| &e.mv)
+                .collect();
+            let want: Vec<&Move> = moves.iter().filter(|m| m.0 == b).map(|m| &m.1).collect();
+            record_against(&got, &want, &format!("{name} board {b}"), wrong);
+        }
+    }
+
+    /// The game `moves` from `start`, whose occupancy trace is `trace`, replayed and taken
+    /// up again one click per stall alert that offers the truth (see the module's doc).
+    pub(crate) fn play(
+        &mut self,
+        name: &str,
+        start: &BughouseGame,
+        moves: &[(BoardId, Move)],
+        mut trace: String,
+        ruleset: Option<RulesetName>,
+    ) {
+        if std::env::var("CLICK_DEBUG").is_ok_and(|d| d == name) {
+            std::fs::write("/tmp/click-debug.trace.jsonl", &trace).expect("write");
+        }
+        let mut replayed = bugbridge::cli::replay::replay_text(&trace, ruleset).expect("replay");
+        self.boards += 2;
+        self.whole_before += Self::whole(moves, &replayed);
+        self.moves_before += replayed.game.record().len();
+        let mut alone = Vec::new();
+        Self::judge(name, moves, &replayed, &mut alone);
+        let wrong_alone = !alone.is_empty();
+        self.wrong_alone.extend(alone);
+        let mut answered: Vec<(BoardId, u32, Color)> = Vec::new();
+        for _ in 0..CLICKS_MAX {
+            let stall = replayed.decisions.iter().find_map(|d| match d {
+                Inference::Alert(a)
+                    if a.code == AlertCode::OccupancyStalled
+                        && a.board
+                            .zip(a.number)
+                            .zip(a.side)
+                            .is_some_and(|((b, n), s)| !answered.contains(&(b, n, s))) =>
+                {
+                    Some((a.clone(), d))
+                }
+                _ => None,
+            });
+            let Some((alert, decision)) = stall else {
+                break;
+            };
+            let (Some(board), Some(number), Some(side)) = (alert.board, alert.number, alert.side)
+            else {
+                unreachable!("matched above");
+            };
+            answered.push((board, number, side));
+            self.stalls += 1;
+            self.choices += alert.choices.len();
+            let Some(want) = truth(start, moves, replayed.game.record(), board, number, side)
+            else {
+                continue;
+            };
+            let Some(want) = want else {
+                self.missed.push(format!(
+                    "{name} board {board} {number}{side:?}: not legal in the record's position ({})",
+                    alert.detail
+                ));
+                continue;
+            };
+            let event = bugbridge::publish::event(decision).expect("an alert event");
+            let Some(choice) = event
+                .choices
+                .iter()
+                .find(|c| plain(c.label.split(' ').nth(1).unwrap_or("")) == plain(&want))
+            else {
+                self.missed.push(format!(
+                    "{name} board {board} {number}{side:?}: {want} not among {:?} ({})",
+                    event.choices.iter().map(|c| &c.label).collect::<Vec<_>>(),
+                    alert.detail
+                ));
+                continue;
+            };
+            self.offered += 1;
+            let mut post = serde_json::to_value(&choice.post).expect("json");
+            post["t"] = serde_json::json!(alert.t + ARBITER_DELAY_MS);
+            post["ev"] = serde_json::json!("operator");
+            trace = with_post(&trace, &post);
+            if std::env::var("CLICK_DEBUG").is_ok_and(|d| d == name) {
+                println!(
+                    "click {} at {} for: {}",
+                    choice.label, alert.t, alert.detail
+                );
+                std::fs::write("/tmp/click-debug.trace.jsonl", &trace).expect("write");
+            }
+            replayed = bugbridge::cli::replay::replay_text(&trace, ruleset).expect("replay");
+            self.clicked += 1;
+            if !wrong_alone {
+                Self::judge(name, moves, &replayed, &mut self.wrong);
+            }
+        }
+        self.whole_after += Self::whole(moves, &replayed);
+        self.moves_after += replayed.game.record().len();
+    }
+
+    /// Prints the figures of `what` and asserts: no move wrong after a click, and the
+    /// clicks took boards up again (more moves recorded).
+    pub(crate) fn check(&mut self, what: &str) {
+        println!(
+            "{what}: {} boards, {} whole alone, {} whole after one click per stall ({} moves recorded alone, {} after); {} stall alerts, {} with the true next move among their choices ({} choices in all), {} clicked",
+            self.boards,
+            self.whole_before,
+            self.whole_after,
+            self.moves_before,
+            self.moves_after,
+            self.stalls,
+            self.offered,
+            self.choices,
+            self.clicked
+        );
+        for m in self.missed.iter().take(20) {
+            println!("missed: {m}");
+        }
+        println!("wrong alone: {:#?}", self.wrong_alone);
+        self.wrong.sort();
+        self.wrong.dedup();
+        assert!(self.wrong.is_empty(), "{}", self.wrong.join("\n"));
+        assert!(
+            self.moves_after > self.moves_before,
+            "{what}: clicks took no board up again"
+        );
+    }
+}
