@@ -355,11 +355,15 @@ fn games_that_once_went_wrong() {
 /// a pawn dropped where the pawn stood, read as the rook taking another pawn and a pawn
 /// step, the check ruling out the capture for want of one reply (1569); a drop read late (its
 /// supply seen after the opponent's capture with its victim lifted, and a drop where the
-/// capturer stood), read as the drop alone (1729).
+/// capturer stood), read as the drop alone (1729); a capture set straight, the opponent's
+/// drop with check, the king taking it and a drop where the capturer stood, read as the
+/// king's step alone though a piece stood on its square before it left (4270); a piece of
+/// open kind set straight onto a piece only another of its kinds takes and the opponent's
+/// drop, read as its quiet move, its placeholder taking nothing (3114).
 #[test]
 fn games_that_once_went_wrong_with_the_arbiter() {
     let mut tally = Tally::default();
-    for seed in [1114, 1414, 1482, 3486, 3824, 1569, 1729] {
+    for seed in [1114, 1414, 1482, 3486, 3824, 1569, 1729, 4270, 3114] {
         let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
         run_read(
             &g,

@@ -376,6 +376,57 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
     assert_eq!(buttons, serde_json::json!(6), "one button per reading");
     super::layout::assert_renders(&browser, "arbiter-choices", "main, header.chrome").await;
 
+    // A stalled occupancy board offers the most readings an alert carries (8), the longest
+    // labels among them: a piece of open kind moving as one of its kinds. They wrap inside
+    // the alert at every width too, and a click posts the fill with the move it starts at
+    // (`number`, `side`), which the daemon checks.
+    let labels = browser
+        .eval(
+            "const kinds = [['Q', 'queen'], ['R', 'rook'], ['B', 'bishop'], ['N', 'knight']]; \
+             const choices = kinds.flatMap(([l, k]) => [ \
+               { label: '17... ' + l + 'xg5 (e3 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: [l + 'e3xg5'] } }, \
+               { label: '17... ' + l + 'xe1+ (e3 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: [l + 'e3xe1'] } } ]); \
+             window.bugbridge.showAlert({ seq: 99996, t: 4000, kind: 'alert', code: 'occupancy-stalled', \
+               board: 'B', side: 'black', number: 17, san: '', game: 1, wall: Date.now(), \
+               detail: 'board B: for 8 s showing what no move explains (emptied: e3 g5; filled: g5); the piece from e3 may have been set straight onto a piece it took (g5 or e1); its moves are taken again once it shows one, or once the arbiter enters them (fill)', \
+               choices }); \
+             const li = document.querySelector('#alerts li[data-seq=\"99996\"]'); \
+             const box = li.getBoundingClientRect(); \
+             return [...li.querySelectorAll('button.choice')].map(b => { \
+               const r = b.getBoundingClientRect(); \
+               return r.width > 0 && r.height > 0 && r.left >= box.left - 1 && r.right <= box.right + 1 ? b.textContent : 'outside: ' + b.textContent; });",
+            vec![],
+        )
+        .await;
+    assert_eq!(labels.as_array().map(Vec::len), Some(8), "{labels}");
+    assert!(
+        labels
+            .as_array()
+            .into_iter()
+            .flatten()
+            .all(|l| l.as_str().is_some_and(|l| l.starts_with("17... "))),
+        "each reading a visible button inside its alert: {labels}"
+    );
+    super::layout::assert_renders(&browser, "arbiter-stall-kinds", "main, header.chrome").await;
+    browser
+        .click("#alerts li[data-seq=\"99996\"] button.choice:nth-of-type(3)")
+        .await;
+    let results = browser
+        .wait_for(
+            "the page's answer to the stall's choice",
+            "const r = window.bugbridge.actionResults; return r.length >= 7 ? r[6] : null;",
+            vec![],
+        )
+        .await;
+    assert_eq!(
+        results["sent"],
+        serde_json::json!({"action": "fill", "board": "B", "number": 17, "side": "black", "moves": ["Re3xg5"]}),
+        "{results}"
+    );
+    // Refused (this table's boards relay every move: nothing to fill), naming the field.
+    assert_eq!(results["status"], 400, "{results}");
+    assert!(results["body"]["field"].is_string(), "{results}");
+
     browser.close().await;
     daemon.stop().await;
 }

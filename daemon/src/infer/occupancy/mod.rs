@@ -146,6 +146,9 @@ struct Watch {
     changed_at: u64,
     /// When each square last filled and last emptied.
     changes: SquareChanges,
+    /// When each square first filled and first emptied since the last final move (see
+    /// `stood_there_first`).
+    first: SquareChanges,
     /// The capture taken for a piece held still (see `judge_held`), while it is the open
     /// move: the piece put back undoes it, the piece put elsewhere replaces it.
     held: Option<Move>,
@@ -229,6 +232,11 @@ const SLOW_CAPTURE_MS: u64 = 1_200;
 /// same (ms): a hand placing the capturer over its victim and pulling the victim out
 /// leaves it empty about as briefly.
 const BRIEF_VICTIM_MS: u64 = 70;
+
+/// How long a piece must stand on a move's landing square before the moving piece left its
+/// own for that piece to be another (ms; see `stood_there_first`): a sensor's ghost reading
+/// is briefer.
+const STOOD_FIRST_MS: u64 = 300;
 
 /// The rectangle of files and ranks between a move's squares.
 fn span_of(mv: &Move) -> Option<[u8; 4]> {
@@ -793,6 +801,7 @@ impl OccupancyInference {
         self.game.play(board, &mv, t);
         self.watch[board].lifted.clear();
         self.watch[board].appeared = self.watch[board].last.unwrap_or(0) & !self.base(board);
+        self.watch[board].first = SquareChanges::default();
         self.watch[board].span = None;
         let gone = self.base(board) & !self.watch[board].last.unwrap_or(0);
         self.watch[board].most_gone = gone.count_ones();
@@ -1170,12 +1179,19 @@ impl OccupancyInference {
         let base = self.base(board);
         let before = self.watch[board].last.unwrap_or(base);
         self.watch[board].last = Some(occ);
+        let w = &mut self.watch[board];
         for sq in Bitboard(before & !occ) {
-            self.watch[board].since_open.push(sq);
-            self.watch[board].changes.emptied[sq.index()] = t;
+            w.since_open.push(sq);
+            w.changes.emptied[sq.index()] = t;
+            if w.first.emptied[sq.index()] == 0 {
+                w.first.emptied[sq.index()] = t;
+            }
         }
         for sq in Bitboard(occ & !before) {
-            self.watch[board].changes.filled[sq.index()] = t;
+            w.changes.filled[sq.index()] = t;
+            if w.first.filled[sq.index()] == 0 {
+                w.first.filled[sq.index()] = t;
+            }
         }
         for sq in Bitboard(base & !occ) {
             if !self.watch[board].lifted.contains(&sq) {
@@ -1450,6 +1466,7 @@ impl OccupancyInference {
         w.span = None;
         w.most_gone = 0;
         w.off_together = 0;
+        w.first = SquareChanges::default();
         w.lifted.clear();
     }
 
@@ -1588,6 +1605,15 @@ impl OccupancyInference {
             || self.fork_unsure_victim(board, t, (&mv, &note))
             || self.stall_drop_around_put_back(board, &mv)
         {
+            return None;
+        }
+        if let Some(stood) = self.stood_there_first(board, &mv) {
+            self.stalled[board] = Some(format!(
+                "board {board}: the board shows {mv:?}, but a piece stood on {} for {} ms before the piece from {} left: another piece was put there and taken, more than one move was made",
+                mv.to(),
+                stood,
+                mv.from().map(|s| s.to_string()).unwrap_or_default()
+            ));
             return None;
         }
         if self.history_ok(board, &mv, occ) {
@@ -1831,6 +1857,44 @@ impl OccupancyInference {
         })
     }
 
+    /// How long (ms) a piece stood on the landing square of `mv`, a quiet move, while the
+    /// moving piece still stood on its own square, since the last final move, when that is
+    /// [`STOOD_FIRST_MS`] or more: a piece moved by hand reaches its square after it left
+    /// its own, so that piece was another, put there (a drop) and taken since (a capture
+    /// whose capturer stands there now: `mv` hides at least three plies). The square
+    /// filling again later hides it from `landed_after_leaving`. A piece knocked there from
+    /// a square beside it (lifted before) is not counted; castling and promotions (the new
+    /// piece may be set down before the pawn is taken away) are left out.
+    fn stood_there_first(&self, board: BoardId, mv: &Move) -> Option<u64> {
+        let (from, to) = match *mv {
+            Move::Normal {
+                from,
+                to,
+                capture: None,
+                promotion: None,
+                ..
+            }
+            | Move::EnPassant { from, to } => (from, to),
+            _ => return None,
+        };
+        let first = &self.watch[board].first;
+        let (put, left) = (first.filled[to.index()], first.emptied[from.index()]);
+        // A square not changed since the last final move reads 0: the piece had left
+        // before (the move under way then), or nothing stood there.
+        if put == 0 || left == 0 || put >= left || Bitboard(self.base(board)).contains(to) {
+            return None;
+        }
+        let gone = first.emptied[to.index()];
+        let end = if gone > put { gone.min(left) } else { left };
+        let base = self.base(board);
+        let knocked = Bitboard(crate::rules::king_attacks(to).0 & base)
+            .into_iter()
+            .filter(|&sq| sq != from && (1..=put).contains(&first.emptied[sq.index()]))
+            .count()
+            > 0;
+        (end - put >= STOOD_FIRST_MS && !knocked).then_some(end - put)
+    }
+
     fn stall_history(&mut self, board: BoardId, mv: &Move) {
         self.stalled[board] = Some(format!(
             "board {board}: the board shows {mv:?}, but pieces were put down and taken away elsewhere since the last move: more than one move was made"
@@ -1874,11 +1938,29 @@ impl OccupancyInference {
             return false;
         };
         let pos = self.game.board(board);
-        self.may_drop(board, pos.turn().other())
-            && pos
-                .legal_moves()
-                .iter()
-                .any(|x| x.from() == Some(from) && x.is_capture())
+        if !self.may_drop(board, pos.turn().other()) {
+            return false;
+        }
+        if pos
+            .legal_moves()
+            .iter()
+            .any(|x| x.from() == Some(from) && x.is_capture())
+        {
+            return true;
+        }
+        // A piece of open kind may take as another of its kinds (random 3114: a piece read
+        // as a rook, truly a bishop, set straight onto a piece only a bishop takes).
+        let occupied = pos.board().occupied();
+        let Some(mover) = pos.board().piece_at(from).map(|p| p.color) else {
+            return false;
+        };
+        let theirs = pos.board().by_color(mover.other()).0 & !pos.board().kings(mover.other()).0;
+        self.watch[board]
+            .assumed
+            .iter()
+            .filter(|a| a.sq == from)
+            .flat_map(|a| a.choices.iter())
+            .any(|&role| crate::rules::attacks(role, mover, from, occupied).0 & theirs != 0)
     }
 
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
