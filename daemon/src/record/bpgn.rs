@@ -207,7 +207,15 @@ pub fn game(record: &MatchRecord<'_>) -> BpgnGame {
         .moves
         .iter()
         .filter_map(|e| {
-            let san: San = e.san.parse().ok()?;
+            // The SAN writer gives every move a text the reader parses (illegal ones
+            // included): one that does not is a bug, said rather than left out unseen.
+            let san: San = match e.san.parse() {
+                Ok(san) => san,
+                Err(err) => {
+                    tracing::error!(san = %e.san, board = %e.board, number = e.number, %err, "a recorded move whose SAN does not parse is left out of the BPGN");
+                    return None;
+                }
+            };
             Some(BpgnMove {
                 token: MoveToken {
                     number: e.number,

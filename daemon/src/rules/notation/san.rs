@@ -410,7 +410,9 @@ impl San {
 
     /// The SAN of `m` on `position`: disambiguated only against other *legal* moves of the
     /// same role to the same square (by file, then rank, then both), with `+` or `#`
-    /// (bughouse mate: a check that a potential piece could block is `+`).
+    /// (bughouse mate: a check that a potential piece could block is `+`). A move that is
+    /// not legal there and that its short SAN would not name (a reader would take it for
+    /// another move, or none) names its origin square in full (`c6e6`).
     #[must_use]
     pub fn from_move(position: &Position, m: &Move) -> San {
         let m = position.normalize(m);
@@ -425,7 +427,14 @@ impl San {
                 CastlingSide::Queen
             }),
             Move::Normal { .. } | Move::EnPassant { .. } => {
-                let role = m.role();
+                // Only a pawn promotes: a promotion the record holds of another piece (a
+                // placeholder kind, illegal) is written as the pawn's, which every reader
+                // parses (and finds illegal there) rather than a text none reads.
+                let role = if m.promotion().is_some() {
+                    Role::Pawn
+                } else {
+                    m.role()
+                };
                 let to = m.to();
                 let from = m.from().unwrap_or(to);
                 let (file, rank) = if role == Role::Pawn {
@@ -433,13 +442,28 @@ impl San {
                 } else {
                     disambiguation(position, role, from, to)
                 };
-                SanKind::Normal {
+                let short = SanKind::Normal {
                     role,
                     file,
                     rank,
                     capture: m.is_capture(),
                     to,
                     promotion: m.promotion(),
+                };
+                if position.is_legal(&m) || names(position, short, &m) {
+                    short
+                } else {
+                    // An illegal move whose short SAN a reader would take for another move
+                    // (one legal there: a pawn placeholder moving as the rook it is, `e6`,
+                    // read as another pawn's step) or for none names its origin in full.
+                    SanKind::Normal {
+                        role,
+                        file: Some(from.file()),
+                        rank: Some(from.rank()),
+                        capture: m.is_capture(),
+                        to,
+                        promotion: m.promotion(),
+                    }
                 }
             }
         };
@@ -464,6 +488,18 @@ impl San {
     pub const fn with_grab(self, grab: Option<Square>) -> San {
         San { grab, ..self }
     }
+}
+
+/// Whether `kind` read on `position` (as a reader resolves it: legal moves first, then
+/// the physically possible ones of the mover) is `m`.
+fn names(position: &Position, kind: SanKind, m: &Move) -> bool {
+    let san = San {
+        kind,
+        suffix: None,
+        grab: None,
+    };
+    san.to_move_for(position, position.mover(m))
+        .is_ok_and(|r| r.from() == m.from() && r.to() == m.to() && r.promotion() == m.promotion())
 }
 
 /// File, rank or both, against the other legal moves of `role` to `to`.
@@ -783,5 +819,37 @@ mod tests {
             assert_eq!(san(text).to_string(), text);
             assert_eq!(san(&san(text).to_string()), san(text));
         }
+    }
+
+    #[test]
+    fn an_illegal_move_names_its_origin_and_reads_as_no_other_move() {
+        let sq = |s: &str| s.parse::<Square>().expect("square");
+        // A pawn placeholder moving as the rook it is: written `e6`, a reader would take
+        // it for the pawn on e5's step.
+        let p = pos("4k3/8/2P5/4P3/8/8/8/4K3 w - - 0 1");
+        let sideways = Move::Normal {
+            role: Role::Pawn,
+            from: sq("c6"),
+            capture: None,
+            to: sq("e6"),
+            promotion: None,
+        };
+        assert_eq!(san_string(&p, &sideways), "c6e6");
+        assert!(san("c6e6").to_move(&p).is_err());
+        // A piece the record holds as a queen "promoting": written as the pawn's
+        // promotion, which parses (a text no reader parses drops the move from the file).
+        let p = pos("4k3/8/8/8/8/8/2q5/3RK3 b - - 0 1");
+        let promoted = Move::Normal {
+            role: Role::Queen,
+            from: sq("c2"),
+            capture: Some(Role::Rook),
+            to: sq("d1"),
+            promotion: Some(Role::Queen),
+        };
+        let text = san_string(&p, &promoted);
+        assert!(text.starts_with("c2xd1=Q"), "{text}");
+        assert!(text.parse::<San>().is_ok(), "{text}");
+        // Legal moves are written as before.
+        assert_eq!(write(START, "g1f3"), "Nf3");
     }
 }
