@@ -566,6 +566,23 @@ fn illegal_moves_of_placeholders_read_back_as_themselves() {
     assert_eq!(clean.to_flagged, 5, "{:?}", clean.reasons);
 }
 
+/// A random clean game whose capture was explained while its victim's placeholder was a
+/// queen, recorded after the kind search had made it a bishop again (657): the record
+/// holds the capture of the piece that stands there, as its BPGN says, so the file reads
+/// back whole (the partner's hand gets what the file says was taken).
+#[test]
+fn a_capture_recorded_after_its_victims_kind_changed_takes_what_stands_there() {
+    let mut clean = ReadBacks::default();
+    let seed = 657;
+    let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+    clean.read(
+        &game_trace(&g, Profile::Clean, 7000 + seed),
+        &format!("random {seed}"),
+    );
+    assert!(clean.wrong.is_empty(), "{}", clean.wrong.join("\n"));
+    assert_eq!(clean.whole, 1);
+}
+
 /// The truth among each `kind-undetermined` alert's one-click choices, and a click on it
 /// records the truth: random clean games replayed, each complete board's alerts read as
 /// the arbiter page gets them (`publish::event`), the true choice of each posted (as the

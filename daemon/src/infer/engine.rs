@@ -662,12 +662,16 @@ impl Inferrer {
         if let Some(r) = readings {
             track.readings = Some(r);
         }
-        let san = san_string(self.game.board(board), &exp.mv);
+        // The move as the record's board has it: its piece and its capture what stand
+        // there now (a kind corrected since the move was explained: the partner receives
+        // what the record says was taken).
+        let mv = self.game.board(board).normalize(&exp.mv);
+        let san = san_string(self.game.board(board), &mv);
         let entry = RecordEntry {
             board,
             side,
             number,
-            mv: exp.mv,
+            mv,
             san,
             clock: Track::reading(readings, side),
             t,
