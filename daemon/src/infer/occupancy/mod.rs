@@ -1878,20 +1878,20 @@ impl OccupancyInference {
             _ => return None,
         };
         let first = &self.watch[board].first;
+        let base = self.base(board);
         let (put, left) = (first.filled[to.index()], first.emptied[from.index()]);
         // A square not changed since the last final move reads 0: the piece had left
         // before (the move under way then), or nothing stood there.
-        if put == 0 || left == 0 || put >= left || Bitboard(self.base(board)).contains(to) {
+        if put == 0 || left == 0 || put >= left || Bitboard(base).contains(to) {
             return None;
         }
         let gone = first.emptied[to.index()];
         let end = if gone > put { gone.min(left) } else { left };
-        let base = self.base(board);
-        let knocked = Bitboard(crate::rules::king_attacks(to).0 & base)
-            .into_iter()
-            .filter(|&sq| sq != from && (1..=put).contains(&first.emptied[sq.index()]))
-            .count()
-            > 0;
+        // `Bitboard::any` says whether any square is set: the iterator's is called.
+        let mut beside = Bitboard(crate::rules::king_attacks(to).0 & base).into_iter();
+        let knocked = Iterator::any(&mut beside, |sq| {
+            sq != from && (1..=put).contains(&first.emptied[sq.index()])
+        });
         (end - put >= STOOD_FIRST_MS && !knocked).then_some(end - put)
     }
 
@@ -1950,17 +1950,17 @@ impl OccupancyInference {
         }
         // A piece of open kind may take as another of its kinds (random 3114: a piece read
         // as a rook, truly a bishop, set straight onto a piece only a bishop takes).
-        let occupied = pos.board().occupied();
-        let Some(mover) = pos.board().piece_at(from).map(|p| p.color) else {
-            return false;
-        };
-        let theirs = pos.board().by_color(mover.other()).0 & !pos.board().kings(mover.other()).0;
+        let on = pos.board();
         self.watch[board]
             .assumed
             .iter()
             .filter(|a| a.sq == from)
-            .flat_map(|a| a.choices.iter())
-            .any(|&role| crate::rules::attacks(role, mover, from, occupied).0 & theirs != 0)
+            .any(|a| {
+                let theirs = on.by_color(a.color.other()).0 & !on.kings(a.color.other()).0;
+                a.choices.iter().any(|&role| {
+                    crate::rules::attacks(role, a.color, from, on.occupied()).0 & theirs != 0
+                })
+            })
     }
 
     fn set_open(&mut self, board: BoardId, mv: Move, note: KindNote, t: u64) {
