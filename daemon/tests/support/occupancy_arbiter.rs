@@ -11,6 +11,7 @@ use bugbridge::infer::occupancy::{
 use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Move};
 
 use crate::occupancy_judge::{read_snapshot, same_squares, settle};
+use bugbridge::game::LIVE_TICK_MS;
 
 /// How long after the alert the arbiter enters the moves (ms): he walks over, looks, types.
 pub(crate) const ARBITER_DELAY_MS: u64 = 15_000;
@@ -232,6 +233,23 @@ pub(crate) struct Read<'a> {
 }
 
 impl Read<'_> {
+    /// The daemon's timers at `t`: held pieces judged, a board resting on its open move
+    /// made final (as `OccupancyFeed::tick`).
+    fn tick(&mut self, t: u64) {
+        self.inf.tick(t);
+        let rested = self.inf.commit_at_rest(t);
+        if self.debug {
+            for m in &rested {
+                println!(
+                    "    => {} {:?} {:?} (tick) t={} at {t}",
+                    m.board, m.mv, m.note, m.t
+                );
+            }
+        }
+        self.decided.extend(rested);
+        settle(self.inf, self.decided, self.settled, self.debug);
+    }
+
     /// Reads `snapshots` (`shown`: each board's occupancy before them): the daemon's clock
     /// ticks between them, and the arbiter, told as the daemon tells him, enters moves;
     /// with `rest_after`, the table rests 40 s after the last (he may come then).
@@ -248,7 +266,19 @@ impl Read<'_> {
         // Each board's snapshots since its last move recorded, for the arbiter's entries.
         let mut log = SnapshotLog::default();
         let mut recorded = 0;
+        let mut ticked: Option<u64> = None;
         for (t, snapshot) in snapshots.into_iter().map(|s| (s.0, Some(s))).chain(rests) {
+            // The daemon's timers run every `LIVE_TICK_MS` between the snapshots, as the
+            // live daemon's do: a board read at rest, or a piece held still, is judged
+            // then, not only when the next snapshot comes.
+            if let Some(last) = ticked {
+                let mut at = (last / LIVE_TICK_MS + 1) * LIVE_TICK_MS;
+                while at < t {
+                    self.tick(at);
+                    at += LIVE_TICK_MS;
+                }
+            }
+            ticked = Some(t);
             if let Some(arbiter) = arbiter.as_deref_mut() {
                 let rested = self.inf.commit_at_rest(t.saturating_sub(1));
                 if self.debug {
@@ -270,6 +300,8 @@ impl Read<'_> {
             if let Some(snapshot) = snapshot {
                 log.push(snapshot.1, snapshot.0, snapshot.2);
                 read_snapshot(self.inf, &mut shown, snapshot, self.decided, self.debug);
+                // The daemon's timers run after each snapshot, as `OccupancyFeed::feed` does.
+                self.tick(t);
             }
             settle(self.inf, self.decided, self.settled, self.debug);
             for m in &self.decided[recorded..] {

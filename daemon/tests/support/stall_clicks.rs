@@ -248,8 +248,10 @@ impl Clicks {
         self.moves_after += replayed.game.record().len();
     }
 
-    /// Prints the figures of `what` and asserts: no move wrong after a click, and the
-    /// clicks took boards up again (more moves recorded).
+    /// Prints the figures of `what` and asserts: no move wrong as the daemon reads the
+    /// trace alone (`replay`, its timers as live: random 146 once recorded a reply before
+    /// the capture it answered), none after a click, and the clicks took boards up again
+    /// (more moves recorded).
     pub(crate) fn check(&mut self, what: &str) {
         println!(
             "{what}: {} boards, {} whole alone, {} whole after one click per stall ({} moves recorded alone, {} after); {} stall alerts, {} with the true next move among their choices ({} choices in all), {} clicked",
@@ -267,6 +269,11 @@ impl Clicks {
             println!("missed: {m}");
         }
         println!("wrong alone: {:#?}", self.wrong_alone);
+        assert!(
+            self.wrong_alone.is_empty(),
+            "{what}: wrong before any click:\n{}",
+            self.wrong_alone.join("\n")
+        );
         self.wrong.sort();
         self.wrong.dedup();
         assert!(self.wrong.is_empty(), "{}", self.wrong.join("\n"));

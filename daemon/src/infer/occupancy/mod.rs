@@ -2159,6 +2159,11 @@ impl OccupancyInference {
         if self.in_fork.is_some() || self.trying {
             return out;
         }
+        // Moves made final while time passed (a capturer held still, read with its reply)
+        // go first: the reply they leave open may be the move the board rests on, and
+        // handed on before them it would be recorded out of turn (random 146: the drop
+        // after a knight set straight onto its victim, recorded before the knight's move).
+        out.append(&mut self.released);
         if self.speculation.is_some() {
             self.commit_at_rest_beside(t, &mut out);
         } else {

@@ -16,13 +16,23 @@ use super::consistent::{HandedMove, KindOf};
 use super::{OccupancyFeed, OccupancyMove, with_role};
 
 /// Which handed-on drop or promotion put the piece of open kind standing on each square
-/// (its index among the moves handed on).
+/// (its index among the moves handed on), and, for a promotion of a piece itself of open
+/// kind, the move that put that piece down: a "pawn" dropped in doubt that "promoted" may
+/// have been the promoted kind all along, its move then no promotion at all (random 632:
+/// a bishop dropped on b7 took on c8, read as a pawn's drop and `bxc8=B`).
 #[derive(Debug, Clone)]
-pub(super) struct Origins(ByBoard<[Option<usize>; 64]>);
+pub(super) struct Origins {
+    squares: ByBoard<[Option<usize>; 64]>,
+    /// `(promotion, origin of its pawn)`, by the promotion's index.
+    promoted_from: Vec<(usize, usize)>,
+}
 
 impl Default for Origins {
     fn default() -> Self {
-        Origins(ByBoard::new_with(|_| [None; 64]))
+        Origins {
+            squares: ByBoard::new_with(|_| [None; 64]),
+            promoted_from: Vec::new(),
+        }
     }
 }
 
@@ -30,9 +40,21 @@ impl Origins {
     /// The move handed on as index `i` was played: its piece, if of open kind, is
     /// followed to its square.
     pub(super) fn played(&mut self, i: usize, h: &HandedMove) {
-        let squares = &mut self.0[h.board];
+        let squares = &mut self.squares[h.board];
         match h.mv {
-            Move::Normal { from, to, .. } | Move::EnPassant { from, to } => {
+            Move::Normal {
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let origin = squares[from.index()].take();
+                if let (Some(_), Some(origin)) = (promotion, origin) {
+                    self.promoted_from.push((i, origin));
+                }
+                squares[to.index()] = origin;
+            }
+            Move::EnPassant { from, to } => {
                 squares[to.index()] = squares[from.index()].take();
             }
             Move::Castle { king, rook } => {
@@ -48,7 +70,14 @@ impl Origins {
 
     /// The drop or promotion that put the piece of open kind on `sq` of `board`.
     fn of(&self, board: BoardId, sq: Square) -> Option<usize> {
-        self.0[board][sq.index()]
+        self.squares[board][sq.index()]
+    }
+
+    /// The move that put down the piece of open kind that promoted as handed-on move `i`.
+    fn before_promotion(&self, i: usize) -> Option<usize> {
+        self.promoted_from
+            .iter()
+            .find_map(|&(p, origin)| (p == i).then_some(origin))
     }
 }
 
@@ -93,7 +122,19 @@ impl OccupancyFeed {
                 if kinds.is_empty() && (promoted || wanted.is_empty()) {
                     wanted.clone_from(open);
                 }
-                self.choices_for(i, &wanted, true)
+                let mut choices = self.choices_for(i, &wanted, true);
+                // The promoting piece of open kind may have been a kind named here since
+                // it was put down: that move corrected makes this one no promotion.
+                if let Some(j) = self.origins.before_promotion(i) {
+                    let before: Vec<Role> = self.handed[j]
+                        .kinds
+                        .iter()
+                        .copied()
+                        .filter(|k| *k != Role::Pawn && named.contains(k))
+                        .collect();
+                    choices.extend(self.choices_for(j, &before, true));
+                }
+                choices
             })
             .unwrap_or_default();
         alert.choices = own.into_iter().chain(theirs).collect();
@@ -243,5 +284,39 @@ mod tests {
                 san: "Q@e3".to_owned(),
             }
         );
+    }
+
+    #[test]
+    fn a_move_of_a_piece_a_doubtful_pawn_promoted_to_offers_the_drop_as_that_kind() {
+        // White holds a pawn and a bishop and drops on b7; the piece takes on c8 (a pawn
+        // promoting, or the bishop) and goes on to a6 (a queen or bishop either way).
+        let mut feed = feed_with(
+            "2r4k/8/8/8/8/8/8/4K3/PB w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+        );
+        let (_, alerts) = Board::of(&feed).play(
+            &mut feed,
+            &[
+                ("b7", true),
+                ("h8", false),
+                ("g8", true),
+                ("b7", false),
+                ("c8", false),
+                ("c8", true),
+                ("g8", false),
+                ("h7", true),
+                ("c8", false),
+                ("a6", true),
+            ],
+        );
+        let said = said(&alerts);
+        let (number, _, san, labels) = said.last().expect("the move to a6 said");
+        assert_eq!(
+            (*number, san.as_deref()),
+            (Some(3), Some("Ba6")),
+            "{said:?}"
+        );
+        // One click says it was the bishop dropped: its capture was no promotion.
+        assert!(labels.contains(&"1. B@b7".to_owned()), "{labels:?}");
+        assert!(labels.contains(&"2. bxc8=Q+".to_owned()), "{labels:?}");
     }
 }
