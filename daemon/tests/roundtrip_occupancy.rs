@@ -359,7 +359,11 @@ fn games_that_once_went_wrong() {
 /// drop with check, the king taking it and a drop where the capturer stood, read as the
 /// king's step alone though a piece stood on its square before it left (4270); a piece of
 /// open kind set straight onto a piece only another of its kinds takes and the opponent's
-/// drop, read as its quiet move, its placeholder taking nothing (3114).
+/// drop, read as its quiet move, its placeholder taking nothing (3114); a quiet move withheld
+/// as a look-alike and a drop after it at the end of the game, made final as read (2400: the
+/// arbiter, told of a board resting on a look-alike, now enters its moves); a drop read and
+/// not handed on whose piece of open kind outlived the arbiter's entry, a second with the same
+/// time beside it once read again (259).
 #[test]
 fn games_that_once_went_wrong_with_the_arbiter() {
     let mut tally = Tally::default();

@@ -74,7 +74,10 @@ impl Arbiter {
                 self.waiting_since[b] = None;
             }
             let alert = inf.stalled(b).is_some()
-                || self.waiting_since[b].is_some_and(|since| t >= since + STILL_WAIT_MS);
+                || self.waiting_since[b].is_some_and(|since| t >= since + STILL_WAIT_MS)
+                || inf
+                    .withheld_since(b)
+                    .is_some_and(|since| t >= since + STILL_WAIT_MS);
             if alert && self.alerted[b].is_none() {
                 self.alerted[b] = Some(t);
             }

@@ -2129,6 +2129,13 @@ impl OccupancyInference {
         self.watch[board].unsettled_since
     }
 
+    /// Since when `board` has rested on a move withheld as a look-alike (and the drops
+    /// after it): the daemon tells the arbiter after [`STILL_WAIT_MS`].
+    #[must_use]
+    pub fn withheld_since(&self, board: BoardId) -> Option<u64> {
+        (!self.withheld[board].is_empty()).then_some(self.watch[board].changed_at)
+    }
+
     /// A piece held still on `board` that may have been set straight onto one of several
     /// pieces it takes: its square and theirs (the arbiter's choices while the board waits).
     #[must_use]

@@ -193,6 +193,32 @@ impl OccupancyInference {
             hands[color].add(role);
         }
         let mut assumed = std::mem::take(&mut self.watch[board].assumed);
+        // The pieces of open kind as the record has them: those the moves not handed on
+        // put down are not there, those they moved go back (random 259: a drop on e6 read
+        // and not handed on left its piece of open kind there, the arbiter's e6-a6 took it
+        // along, and the drop read again put a second one on e6 with the same time).
+        let unhanded: Vec<&OccupancyMove> = self.abandoned[board]
+            .iter()
+            .chain(&self.withheld[board])
+            .collect();
+        let put_down = |m: &OccupancyMove| {
+            matches!(
+                m.mv,
+                Move::Drop { .. }
+                    | Move::Normal {
+                        promotion: Some(_),
+                        ..
+                    }
+            )
+        };
+        assumed.retain(|a| !unhanded.iter().any(|m| m.t == a.t && put_down(m)));
+        for m in unhanded.iter().rev() {
+            if let Move::Normal { from, to, .. } = m.mv {
+                for a in assumed.iter_mut().filter(|a| a.sq == to) {
+                    a.sq = from;
+                }
+            }
+        }
         for mv in moves {
             // A piece of open kind taken goes on being open in the partner's hand; one
             // moved goes along (the arbiter moved it as its placeholder kind).

@@ -5,23 +5,25 @@
 //! where the quiet move landed. The reading withholds it until the board's next move tells
 //! (see [`super::super::OccupancyInference::commit_at_rest`]). A game's last move on a board
 //! has no move after it: the board rests on it, and without a word the record would simply
-//! stop short. After [`STILL_WAIT_MS`] at rest the arbiter hears it once, with each reading
-//! as a choice that enters it (`fill`): the quiet move, or the capture and a drop of each
-//! kind the opponent holds.
+//! stop short. A drop after it does not tell either (whose drop it is, the look-alike
+//! leaves open). After [`STILL_WAIT_MS`] at rest the arbiter hears it once, with each
+//! reading as a choice that enters it (`fill`): the quiet move, or the capture and a drop of
+//! each kind the opponent holds; the drops after it are read again from the board.
 
 use crate::infer::{Alert, AlertCode, Inference};
 use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Move};
+use crate::rules::{BoardId, Move, Square};
 
 use super::stall_choices::fill_choice;
 use super::{OccupancyFeed, STILL_WAIT_MS};
 
 impl OccupancyFeed {
     /// The alert, once per move withheld, of each board that has rested [`STILL_WAIT_MS`]
-    /// on a single move withheld as a look-alike, at `t`.
+    /// on a move withheld as a look-alike (and the drops withheld after it, which do not
+    /// tell), at `t`.
     pub(super) fn tell_withheld(&mut self, t: u64, alerts: &mut Vec<Inference>) {
         for b in BoardId::ALL {
-            let [held] = self.inf.withheld[b].as_slice() else {
+            let Some((held, drops)) = self.inf.withheld[b].split_first() else {
                 self.withheld_told[b] = None;
                 continue;
             };
@@ -29,12 +31,15 @@ impl OccupancyFeed {
                 continue;
             }
             self.withheld_told[b] = Some(held.t);
-            alerts.push(Inference::Alert(self.withheld_alert(t, b, held.mv)));
+            let drops: Vec<Square> = drops.iter().map(|m| m.mv.to()).collect();
+            alerts.push(Inference::Alert(self.withheld_alert(t, b, held.mv, &drops)));
         }
     }
 
-    /// The alert of `quiet`, withheld on `board`: its readings as choices.
-    fn withheld_alert(&self, t: u64, board: BoardId, quiet: Move) -> Alert {
+    /// The alert of `quiet`, withheld on `board` with the drops on `drops` after it: its
+    /// readings as choices (the drops after it are read again after the arbiter's entry:
+    /// after a capture and the opponent's drop they are the other side's).
+    fn withheld_alert(&self, t: u64, board: BoardId, quiet: Move, drops: &[Square]) -> Alert {
         let pos = self.shown.board(board);
         let side = pos.mover(&quiet);
         let number = self.number(self.handed.len(), board, side);
@@ -59,8 +64,14 @@ impl OccupancyFeed {
                     .map(|drop| fill_choice(board, pos, number, &[capture, drop])),
             );
         }
+        let after = if drops.is_empty() {
+            String::new()
+        } else {
+            let on: Vec<String> = drops.iter().map(ToString::to_string).collect();
+            format!(" and the drop on {} after it", on.join(" and "))
+        };
         let detail = format!(
-            "board {board}: resting for {} s on {quiet_san}, which the board shows as it would show {} set straight onto its victim and the opponent's drop on {}; the board's next move tells, or the arbiter enters one (fill)",
+            "board {board}: resting for {} s on {quiet_san}{after}, which the board shows as it would show {} set straight onto its victim and the opponent's drop on {}; the board's next move tells, or the arbiter enters one (fill)",
             STILL_WAIT_MS / 1000,
             captures.join(" or "),
             quiet.to()
@@ -142,5 +153,41 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
             assert_eq!(puts(&handed), landed, "{}", choice.label);
         }
+    }
+
+    #[test]
+    fn a_drop_after_a_withheld_look_alike_is_said_with_it_and_read_again_after_the_entry() {
+        // Both sides hold a pawn: Ng5 and Black's drop on a6, or Nxe5 set straight,
+        // Black's pawn on g5 and White's on a6. The board shows the same either way.
+        let mut feed = feed_with("4k3/8/8/4p3/8/5N2/8/4K3/Pp w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut board = Board::of(&feed);
+        let (handed, _) = board.play(&mut feed, &[("f3", false), ("g5", true), ("a6", true)]);
+        assert!(puts(&handed).is_empty(), "withheld: {handed:?}");
+        let rested = board.t + STILL_WAIT_MS;
+        let (_, said) = feed.tick(rested);
+        let [Inference::Alert(alert)] = said.as_slice() else {
+            panic!("one alert: {said:?}");
+        };
+        assert!(
+            alert.detail.contains("Ng5 and the drop on a6 after it"),
+            "{}",
+            alert.detail
+        );
+        let labels: Vec<&str> = alert.choices.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["1. Ng5", "1. Nxe5 1... P@g5"]);
+        // The capture's reading entered, the drop on a6 is read again as White's.
+        let OperatorAction::Fill {
+            board: b,
+            moves,
+            first,
+        } = &alert.choices[1].action
+        else {
+            panic!("a fill: {:?}", alert.choices[1]);
+        };
+        let mut entered = feed.clone();
+        let (handed, _) = entered
+            .fill(*b, moves, *first, rested + 20_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(puts(&handed), ["e5", "g5", "a6"]);
     }
 }
