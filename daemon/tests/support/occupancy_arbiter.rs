@@ -240,17 +240,23 @@ impl Read<'_> {
     /// made final (as `OccupancyFeed::tick`).
     fn tick(&mut self, t: u64) {
         self.inf.tick(t);
+        self.rested(t, "tick");
+        settle(self.inf, self.decided, self.settled, self.debug);
+    }
+
+    /// The moves of a board resting on its open move at `t`, made final (`how`: why now,
+    /// for the debug output).
+    fn rested(&mut self, t: u64, how: &str) {
         let rested = self.inf.commit_at_rest(t);
         if self.debug {
             for m in &rested {
                 println!(
-                    "    => {} {:?} {:?} (tick) t={} at {t}",
+                    "    => {} {:?} {:?} ({how}) t={} at {t}",
                     m.board, m.mv, m.note, m.t
                 );
             }
         }
         self.decided.extend(rested);
-        settle(self.inf, self.decided, self.settled, self.debug);
     }
 
     /// Reads `snapshots` (`shown`: each board's occupancy before them): the daemon's clock
@@ -283,16 +289,7 @@ impl Read<'_> {
             }
             ticked = Some(t);
             if let Some(arbiter) = arbiter.as_deref_mut() {
-                let rested = self.inf.commit_at_rest(t.saturating_sub(1));
-                if self.debug {
-                    for m in &rested {
-                        println!(
-                            "    => {} {:?} {:?} (rested before the arbiter) t={}",
-                            m.board, m.mv, m.note, m.t
-                        );
-                    }
-                }
-                self.decided.extend(rested);
+                self.rested(t.saturating_sub(1), "rested before the arbiter");
                 for m in &self.decided[recorded..] {
                     log.handed_on(m.board, m.t);
                 }

@@ -69,7 +69,7 @@ impl Origins {
     }
 
     /// The drop or promotion that put the piece of open kind on `sq` of `board`.
-    fn of(&self, board: BoardId, sq: Square) -> Option<usize> {
+    pub(super) fn of(&self, board: BoardId, sq: Square) -> Option<usize> {
         self.squares[board][sq.index()]
     }
 

@@ -103,11 +103,18 @@ impl OccupancyFeed {
             return None;
         };
         let from = Square::from_coords(file, rank);
-        let (_, at, kinds) = self
+        // The reading may have moved the piece on since (a look-alike withheld): the move
+        // of the record that put it on `from` names it then.
+        let (at, kinds) = self
             .inf
             .open_kinds(board)
             .into_iter()
-            .find(|(sq, _, _)| *sq == from)?;
+            .find(|(sq, _, _)| *sq == from)
+            .map(|(_, at, kinds)| (at, kinds))
+            .or_else(|| {
+                let h = &self.handed[self.origins.of(board, from)?];
+                Some((h.t, h.kinds.clone()))
+            })?;
         let pos = self.shown.board(board);
         let piece = pos.board().piece_at(from)?;
         if piece.role == role || !kinds.contains(&role) {

@@ -147,7 +147,12 @@ pub(super) fn fill_choice(
 /// it has in `as_kind`: the fill names the piece by its square (`Qb4xc4`), which settles
 /// its kind as it enters the move (see `fill.rs`); the label says the move as it will be
 /// recorded and the kind.
-fn kind_choice(board: BoardId, as_kind: &Position, number: u32, mv: &Move) -> AlertChoice {
+pub(super) fn kind_choice(
+    board: BoardId,
+    as_kind: &Position,
+    number: u32,
+    mv: &Move,
+) -> AlertChoice {
     let side = as_kind.turn();
     let mut named = San::from_move(as_kind, mv);
     if let (SanKind::Normal { file, rank, .. }, Some(from)) = (&mut named.kind, mv.from()) {

@@ -10,11 +10,11 @@
 //! reading as a choice that enters it (`fill`): the quiet move, or the capture and a drop of
 //! each kind the opponent holds; the drops after it are read again from the board.
 
-use crate::infer::{Alert, AlertCode, Inference};
+use crate::infer::{Alert, AlertChoice, AlertCode, Inference};
 use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Move, Square};
+use crate::rules::{BoardId, Move, Piece, Position, Role, Square};
 
-use super::stall_choices::fill_choice;
+use super::stall_choices::{fill_choice, kind_choice};
 use super::{OccupancyFeed, STILL_WAIT_MS};
 
 impl OccupancyFeed {
@@ -36,6 +36,46 @@ impl OccupancyFeed {
         }
     }
 
+    /// `quiet`, move `number` from `pos`, made by its piece of open kind as each other kind
+    /// it may be that makes it (random 22: a bishop whose placeholder could not go f3-e2,
+    /// offered only as the placeholder's illegal `f3e2`).
+    fn quiet_as_other_kinds(
+        &self,
+        board: BoardId,
+        pos: &Position,
+        number: u32,
+        quiet: &Move,
+    ) -> Vec<AlertChoice> {
+        let (Some(from), to) = (quiet.from(), quiet.to()) else {
+            return Vec::new();
+        };
+        let Some(piece) = pos.board().piece_at(from) else {
+            return Vec::new();
+        };
+        // The reading has played the withheld move: its piece stands where it landed.
+        let kinds: Vec<Role> = self
+            .inf
+            .open_kinds(board)
+            .into_iter()
+            .filter(|(sq, _, _)| *sq == to || *sq == from)
+            .flat_map(|(_, _, kinds)| kinds)
+            .filter(|&r| r != piece.role && r != Role::Pawn && r != Role::King)
+            .collect();
+        let mut out = Vec::new();
+        for role in kinds {
+            let mut as_kind = pos.clone();
+            as_kind.set_piece_at(from, Piece { role, ..piece });
+            if let Some(mv) = as_kind
+                .legal_moves()
+                .into_iter()
+                .find(|m| m.from() == Some(from) && m.to() == to && !m.is_capture())
+            {
+                out.push(kind_choice(board, &as_kind, number, &mv));
+            }
+        }
+        out
+    }
+
     /// The alert of `quiet`, withheld on `board` with the drops on `drops` after it: its
     /// readings as choices (the drops after it are read again after the arbiter's entry:
     /// after a capture and the opponent's drop they are the other side's).
@@ -45,6 +85,7 @@ impl OccupancyFeed {
         let number = self.number(self.handed.len(), board, side);
         let quiet_san = san_string(pos, &quiet);
         let mut choices = vec![fill_choice(board, pos, number, &[quiet])];
+        choices.extend(self.quiet_as_other_kinds(board, pos, number, &quiet));
         let mut captures = Vec::new();
         for capture in pos
             .legal_moves()
@@ -113,6 +154,22 @@ mod tests {
             .collect()
     }
 
+    /// `choice`, a fill, clicked at `t`: what `feed` hands on.
+    fn enter(feed: &mut OccupancyFeed, choice: &AlertChoice, t: u64) -> Vec<Handed> {
+        let OperatorAction::Fill {
+            board,
+            moves,
+            first,
+        } = &choice.action
+        else {
+            panic!("a fill: {choice:?}");
+        };
+        let (handed, _) = feed
+            .fill(*board, moves, *first, t)
+            .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
+        handed
+    }
+
     #[test]
     fn a_board_resting_on_a_withheld_look_alike_is_said_once_with_both_readings_to_enter() {
         let mut feed = feed_with(KNIGHT_AND_PAWN);
@@ -139,18 +196,18 @@ mod tests {
         // Each choice enters its reading.
         for (choice, landed) in alert.choices.iter().zip([vec!["g5"], vec!["e5", "g5"]]) {
             let mut entered = feed.clone();
-            let OperatorAction::Fill {
-                board,
-                moves,
-                first,
-            } = &choice.action
-            else {
-                panic!("a fill: {choice:?}");
-            };
-            assert_eq!(*first, Some((1, Color::White)), "{}", choice.label);
-            let (handed, _) = entered
-                .fill(*board, moves, *first, rested + 20_000)
-                .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
+            assert!(
+                matches!(
+                    &choice.action,
+                    OperatorAction::Fill {
+                        first: Some((1, Color::White)),
+                        ..
+                    }
+                ),
+                "{}",
+                choice.label
+            );
+            let handed = enter(&mut entered, choice, rested + 20_000);
             assert_eq!(puts(&handed), landed, "{}", choice.label);
         }
     }
@@ -176,18 +233,48 @@ mod tests {
         let labels: Vec<&str> = alert.choices.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["1. Ng5", "1. Nxe5 1... P@g5"]);
         // The capture's reading entered, the drop on a6 is read again as White's.
-        let OperatorAction::Fill {
-            board: b,
-            moves,
-            first,
-        } = &alert.choices[1].action
-        else {
-            panic!("a fill: {:?}", alert.choices[1]);
-        };
-        let mut entered = feed.clone();
-        let (handed, _) = entered
-            .fill(*b, moves, *first, rested + 20_000)
-            .unwrap_or_else(|e| panic!("{e}"));
+        let handed = enter(&mut feed, &alert.choices[1], rested + 20_000);
         assert_eq!(puts(&handed), ["e5", "g5", "a6"]);
+    }
+
+    #[test]
+    fn a_withheld_look_alike_of_a_piece_of_open_kind_offers_its_other_kinds_move() {
+        // White holds a queen and a bishop and drops on f3 (recorded as a bishop); after
+        // Black's reply the piece goes to e2: a bishop's or a queen's move, or Bxc6 set
+        // straight and Black's pawn dropped on e2.
+        let mut feed = feed_with("4k3/8/2n5/8/8/8/8/4K3/QBp w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut board = Board::of(&feed);
+        board.play(
+            &mut feed,
+            &[
+                ("f3", true),
+                ("e8", false),
+                ("d8", true),
+                ("f3", false),
+                ("e2", true),
+            ],
+        );
+        let rested = board.t + STILL_WAIT_MS;
+        let (_, said) = feed.tick(rested);
+        let [Inference::Alert(alert)] = said.as_slice() else {
+            panic!("one alert: {said:?}");
+        };
+        let labels: Vec<&str> = alert.choices.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["2. Be2", "2. Qe2 (f3 a queen)", "2. Bxc6 2... P@e2"],
+            "{}",
+            alert.detail
+        );
+        // The queen's move entered settles the drop a queen.
+        let handed = enter(&mut feed, &alert.choices[1], rested + 20_000);
+        // The queen on f3 handed on again as settled, then its move.
+        assert_eq!(puts(&handed), ["f3", "e2"]);
+        assert!(
+            handed
+                .iter()
+                .any(|h| matches!(h, Handed::Settled { mv: Move::Drop { piece, .. }, .. } if piece.role == Role::Queen)),
+            "{handed:?}"
+        );
     }
 }
