@@ -228,10 +228,32 @@ impl OccupancyInference {
             for a in taken.into_iter().filter(|a| a.dropped) {
                 self.unsure[other][a.color].push(a.choices);
             }
-            if let Move::Normal { from, to, .. } = *mv {
-                for a in assumed.iter_mut().filter(|a| a.sq == from) {
-                    a.sq = to;
+            match *mv {
+                Move::Normal {
+                    from,
+                    promotion: Some(_),
+                    ..
+                } => {
+                    // A promotion: the piece was a pawn, and what stands there now is the
+                    // kind the arbiter names (its placeholder put back over it would
+                    // leave a pawn on the last rank).
+                    let (promoted, kept): (Vec<_>, Vec<_>) =
+                        assumed.into_iter().partition(|a| a.sq == from);
+                    assumed = kept;
+                    for a in promoted {
+                        self.resolved.push(super::Resolution {
+                            board,
+                            t: a.t,
+                            role: Role::Pawn,
+                        });
+                    }
                 }
+                Move::Normal { from, to, .. } => {
+                    for a in assumed.iter_mut().filter(|a| a.sq == from) {
+                        a.sq = to;
+                    }
+                }
+                _ => {}
             }
         }
         self.stalled[board] = None;

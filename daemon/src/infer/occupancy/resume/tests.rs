@@ -235,3 +235,24 @@ fn the_arbiter_settles_a_kind_the_board_left_open() {
     let t = other.out[0].t;
     assert!(other.inf.settle_kind(BoardId::A, t, Role::Queen).is_err());
 }
+
+#[test]
+fn a_piece_the_arbiter_promotes_is_of_open_kind_no_more() {
+    // White holds a pawn and a queen: a drop on b7 may be either (recorded as a pawn);
+    // the arbiter enters Black's reply and the pawn's promotion to a knight on b8.
+    let mut table = Table::new("4k3/8/8/8/8/8/8/4K3/PQ w - -");
+    table.put("b7").lift("e8").put("d8");
+    let drop = table.out.first().expect("the drop").clone();
+    assert_eq!(table.inf.open_kinds(BoardId::A).len(), 1);
+    table.enter(&["Kd8", "b8=N"]).expect("entered");
+    // The knight stands on b8, of known kind; the drop was a pawn's.
+    assert_eq!(table.fen(), "1N~1k4/8/8/8/8/8/8/4K3/Q b - -");
+    assert!(table.inf.open_kinds(BoardId::A).is_empty());
+    let settled = table.inf.take_resolutions();
+    assert!(
+        settled
+            .iter()
+            .any(|r| r.t == drop.t && r.role == Role::Pawn),
+        "{settled:?}"
+    );
+}
