@@ -456,14 +456,12 @@ impl San {
                     // An illegal move whose short SAN a reader would take for another move
                     // (one legal there: a pawn placeholder moving as the rook it is, `e6`,
                     // read as another pawn's step) or for none names its origin in full.
-                    SanKind::Normal {
-                        role,
-                        file: Some(from.file()),
-                        rank: Some(from.rank()),
-                        capture: m.is_capture(),
-                        to,
-                        promotion: m.promotion(),
+                    let mut full = short;
+                    if let SanKind::Normal { file, rank, .. } = &mut full {
+                        *file = Some(from.file());
+                        *rank = Some(from.rank());
                     }
+                    full
                 }
             }
         };

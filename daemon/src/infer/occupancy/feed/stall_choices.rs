@@ -20,7 +20,7 @@
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
 use crate::rules::notation::{San, SanKind, san_string};
-use crate::rules::{BoardId, Color, Move, Piece, Position, Role};
+use crate::rules::{BoardId, Color, Move, Piece, Position, Role, Square};
 
 use super::OccupancyFeed;
 use super::choices::numbered_san;
@@ -70,24 +70,13 @@ impl OccupancyFeed {
         // A piece of open kind moving as another of its kinds than its placeholder (the
         // record's placeholder cannot make the move the board shows).
         for (sq, _, kinds) in self.inf.open_kinds(board) {
-            let Some(piece) = pos.board().piece_at(sq).filter(|p| p.color == side) else {
+            if pos.board().piece_at(sq).is_none_or(|p| p.color != side) {
                 continue;
-            };
-            for &role in kinds
-                .iter()
-                .filter(|&&r| r != piece.role && r != Role::Pawn && r != Role::King)
-            {
-                let mut as_kind = pos.clone();
-                as_kind.set_piece_at(sq, Piece { role, ..piece });
-                for mv in as_kind
-                    .legal_moves()
-                    .into_iter()
-                    .filter(|m| m.from() == Some(sq))
-                {
-                    let after = played(&as_kind, &mv);
-                    if let Some(at) = first_shown(after.board().occupied().0) {
-                        found.push((at, kind_choice(board, &as_kind, number, &mv)));
-                    }
+            }
+            for (as_kind, mv) in moves_as_other_kinds(pos, sq, &kinds) {
+                let after = played(&as_kind, &mv);
+                if let Some(at) = first_shown(after.board().occupied().0) {
+                    found.push((at, kind_choice(board, &as_kind, number, &mv)));
                 }
             }
         }
@@ -173,6 +162,33 @@ pub(super) fn kind_choice(
             first: Some((number, side)),
         },
     }
+}
+
+/// The legal moves of the piece on `sq` of `pos` as each of `kinds` other than its own
+/// placeholder (a king or a pawn excepted: a piece of open kind moving as one of those
+/// reads as a move of the placeholder's), each with the position holding it as that kind.
+pub(super) fn moves_as_other_kinds(
+    pos: &Position,
+    sq: Square,
+    kinds: &[Role],
+) -> Vec<(Position, Move)> {
+    let Some(piece) = pos.board().piece_at(sq) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &role in kinds
+        .iter()
+        .filter(|&&r| r != piece.role && r != Role::Pawn && r != Role::King)
+    {
+        let mut as_kind = pos.clone();
+        as_kind.set_piece_at(sq, Piece { role, ..piece });
+        for mv in as_kind.legal_moves() {
+            if mv.from() == Some(sq) {
+                out.push((as_kind.clone(), mv));
+            }
+        }
+    }
+    out
 }
 
 /// `pos` after `mv`.

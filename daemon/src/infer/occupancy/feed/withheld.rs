@@ -12,9 +12,9 @@
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference};
 use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Move, Piece, Position, Role, Square};
+use crate::rules::{BoardId, Move, Position, Role, Square};
 
-use super::stall_choices::{fill_choice, kind_choice};
+use super::stall_choices::{fill_choice, kind_choice, moves_as_other_kinds};
 use super::{OccupancyFeed, STILL_WAIT_MS};
 
 impl OccupancyFeed {
@@ -49,9 +49,6 @@ impl OccupancyFeed {
         let (Some(from), to) = (quiet.from(), quiet.to()) else {
             return Vec::new();
         };
-        let Some(piece) = pos.board().piece_at(from) else {
-            return Vec::new();
-        };
         // The reading has played the withheld move: its piece stands where it landed.
         let kinds: Vec<Role> = self
             .inf
@@ -59,21 +56,12 @@ impl OccupancyFeed {
             .into_iter()
             .filter(|(sq, _, _)| *sq == to || *sq == from)
             .flat_map(|(_, _, kinds)| kinds)
-            .filter(|&r| r != piece.role && r != Role::Pawn && r != Role::King)
             .collect();
-        let mut out = Vec::new();
-        for role in kinds {
-            let mut as_kind = pos.clone();
-            as_kind.set_piece_at(from, Piece { role, ..piece });
-            if let Some(mv) = as_kind
-                .legal_moves()
-                .into_iter()
-                .find(|m| m.from() == Some(from) && m.to() == to && !m.is_capture())
-            {
-                out.push(kind_choice(board, &as_kind, number, &mv));
-            }
-        }
-        out
+        moves_as_other_kinds(pos, from, &kinds)
+            .into_iter()
+            .filter(|(_, mv)| mv.to() == to && !mv.is_capture())
+            .map(|(as_kind, mv)| kind_choice(board, &as_kind, number, &mv))
+            .collect()
     }
 
     /// The alert of `quiet`, withheld on `board` with the drops on `drops` after it: its
