@@ -10,7 +10,7 @@
 use bugbridge::cli::replay::Replayed;
 use bugbridge::infer::{AlertCode, Inference};
 use bugbridge::rules::notation::san_string;
-use bugbridge::rules::{BoardId, BughouseGame, Color, Move, RulesetName};
+use bugbridge::rules::{BoardId, BughouseGame, Color, Move, Piece, Position, RulesetName, Square};
 
 use crate::occupancy_judge::{record_against, same_squares};
 
@@ -22,8 +22,10 @@ const CLICKS_MAX: usize = 30;
 
 /// The game's move `number` of `side` on `board`, as SAN in the record's position before
 /// it (`record`: the replay's record): the move of the same squares (and dropped or
-/// promoted kind) that is legal there, if any (a placeholder kind the true move does not
-/// fit leaves none). None when the game has no such move.
+/// promoted kind) that is legal there, if any, the moving piece or one of the opponent's
+/// taken as the kind it truly is where the record's placeholder is another (a placeholder
+/// the true move does not fit otherwise leaves none); with the game's position before it.
+/// None when the game has no such move.
 fn truth(
     start: &BughouseGame,
     moves: &[(BoardId, Move)],
@@ -31,7 +33,7 @@ fn truth(
     board: BoardId,
     number: u32,
     side: Color,
-) -> Option<Option<String>> {
+) -> Option<(Option<String>, Position)> {
     let mut g = start.clone();
     let mut seen = 0;
     let mut want = None;
@@ -47,6 +49,7 @@ fn truth(
         g.play(b, &mv, 0);
     }
     let want = want?;
+    let true_pos = g.board(board).clone();
     let mut recorded = start.clone();
     for e in record
         .iter()
@@ -57,24 +60,59 @@ fn truth(
     let pos = recorded.board(board);
     let same = |m: &Move| same_squares(m, &want);
     if let Some(mv) = pos.legal_moves().into_iter().find(same) {
-        return Some(Some(san_string(pos, &mv)));
+        return Some((Some(san_string(pos, &mv)), true_pos));
     }
     // A piece of open kind whose placeholder is not what it is: the move as that kind
-    // (a choice that settles the kind as it enters the move).
-    let (Move::Normal { role, from, .. }, Some(piece)) =
+    // (a choice that settles the kind as it enters the move), or an opponent's piece as
+    // the kind it is (a choice that states it first).
+    let mut tried: Vec<Position> = Vec::new();
+    if let (Move::Normal { role, from, .. }, Some(piece)) =
         (want, want.from().and_then(|f| pos.board().piece_at(f)))
-    else {
-        return Some(None);
-    };
-    let mut swapped = pos.clone();
-    swapped.set_piece_at(from, bugbridge::rules::Piece { role, ..piece });
-    Some(
-        swapped
-            .legal_moves()
+    {
+        let mut swapped = pos.clone();
+        swapped.set_piece_at(from, Piece { role, ..piece });
+        tried.push(swapped);
+    }
+    for sq in pos.board().by_color(side.other()) {
+        let (Some(is), Some(was)) = (true_pos.board().piece_at(sq), pos.board().piece_at(sq))
+        else {
+            continue;
+        };
+        if is.color == was.color && is.role != was.role {
+            let mut swapped = pos.clone();
+            swapped.set_piece_at(sq, is);
+            tried.push(swapped);
+        }
+    }
+    let san = tried.iter().find_map(|p| {
+        p.legal_moves()
             .into_iter()
             .find(same)
-            .map(|mv| san_string(&swapped, &mv)),
-    )
+            .map(|mv| san_string(p, &mv))
+    });
+    Some((san, true_pos))
+}
+
+/// Whether the kind a choice's label says a piece is (`… (f1 a knight)`) is the kind the
+/// game has on that square before the move (`true_pos`): a click must never settle a
+/// wrong kind.
+fn kind_true(label: &str, true_pos: &Position) -> bool {
+    let Some(said) = label
+        .rsplit_once(" (")
+        .and_then(|(_, s)| s.strip_suffix(')'))
+    else {
+        return true;
+    };
+    let Some((sq, kind)) = said.split_once(" a ") else {
+        return true;
+    };
+    let Ok(sq) = sq.parse::<Square>() else {
+        return true;
+    };
+    true_pos
+        .board()
+        .piece_at(sq)
+        .is_some_and(|p| p.role.to_string() == kind)
 }
 
 /// SAN without its check sign.
@@ -202,7 +240,8 @@ impl Clicks {
             answered.push((board, number, side));
             self.stalls += 1;
             self.choices += alert.choices.len();
-            let Some(want) = truth(start, moves, replayed.game.record(), board, number, side)
+            let Some((want, true_pos)) =
+                truth(start, moves, replayed.game.record(), board, number, side)
             else {
                 continue;
             };
@@ -214,11 +253,10 @@ impl Clicks {
                 continue;
             };
             let event = bugbridge::publish::event(decision).expect("an alert event");
-            let Some(choice) = event
-                .choices
-                .iter()
-                .find(|c| plain(c.label.split(' ').nth(1).unwrap_or("")) == plain(&want))
-            else {
+            let Some(choice) = event.choices.iter().find(|c| {
+                plain(c.label.split(' ').nth(1).unwrap_or("")) == plain(&want)
+                    && kind_true(&c.label, &true_pos)
+            }) else {
                 self.missed.push(format!(
                     "{name} board {board} {number}{side:?}: {want} not among {:?} ({})",
                     event.choices.iter().map(|c| &c.label).collect::<Vec<_>>(),

@@ -433,6 +433,7 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
 mod choices;
 mod consistent;
 mod fill;
+mod kind_statement;
 mod stall_choices;
 #[cfg(test)]
 mod test_support;

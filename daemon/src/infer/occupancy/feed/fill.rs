@@ -11,6 +11,7 @@ use crate::rules::{BoardId, Color, Move, Piece, Role, Square};
 
 use super::super::super::output::Inference;
 use super::super::{KindNote, OccupancyMove, ResumeRefused};
+use super::kind_statement::{KindStatement, kind_statements};
 use super::{Handed, OccupancyFeed};
 
 impl OccupancyFeed {
@@ -24,7 +25,8 @@ impl OccupancyFeed {
     /// at `t`: they are handed on, then what the board's readings since decide (see
     /// [`super::super::OccupancyInference::resume`]). `first`, when given, must be the move
     /// the board waits for. A first move naming a piece of open kind by its square as
-    /// another of its kinds (`Qb4xc4`) settles that kind first.
+    /// another of its kinds (`Qb4xc4`) settles that kind first; so do kind statements
+    /// before the moves (`(f1=N)`, see `kind_statement.rs`).
     ///
     /// # Errors
     ///
@@ -50,7 +52,30 @@ impl OccupancyFeed {
                 "board {board}'s moves are all recorded: correct one with replace"
             )));
         }
+        let (stated, plies) = kind_statements(board, sans)?;
+        if plies.is_empty() {
+            return Err(ResumeRefused(format!(
+                "board {board}: no move after the kind statements"
+            )));
+        }
+        if !stated.is_empty() {
+            // Tried on a copy first: a refused fill leaves no kind settled.
+            self.clone().enter(board, &stated, plies, t)?;
+        }
+        self.enter(board, &stated, plies, t)
+    }
+
+    /// The body of [`OccupancyFeed::fill`], its checks made: the kinds `stated` settled,
+    /// then the moves `sans` entered.
+    fn enter(
+        &mut self,
+        board: BoardId,
+        stated: &[KindStatement],
+        sans: &[String],
+        t: u64,
+    ) -> Result<(Vec<Handed>, Vec<Inference>), ResumeRefused> {
         let (mut events, mut alerts) = (Vec::new(), Vec::new());
+        self.settle_stated(board, stated, t, &mut events, &mut alerts)?;
         let moves = match legal_sequence(self.shown.board(board).clone(), sans) {
             Ok(moves) => moves,
             Err(e) => {
@@ -103,18 +128,7 @@ impl OccupancyFeed {
             return None;
         };
         let from = Square::from_coords(file, rank);
-        // The reading may have moved the piece on since (a look-alike withheld): the move
-        // of the record that put it on `from` names it then.
-        let (at, kinds) = self
-            .inf
-            .open_kinds(board)
-            .into_iter()
-            .find(|(sq, _, _)| *sq == from)
-            .map(|(_, at, kinds)| (at, kinds))
-            .or_else(|| {
-                let h = &self.handed[self.origins.of(board, from)?];
-                Some((h.t, h.kinds.clone()))
-            })?;
+        let (at, kinds) = self.open_kind_at(board, from)?;
         let pos = self.shown.board(board);
         let piece = pos.board().piece_at(from)?;
         if piece.role == role || !kinds.contains(&role) {
@@ -124,6 +138,21 @@ impl OccupancyFeed {
         as_named.set_piece_at(from, Piece { role, ..piece });
         legal_sequence(as_named, sans).ok()?;
         Some((at, role))
+    }
+
+    /// The piece of open kind the record has on `sq` of `board`: the time of the move that
+    /// put it down, and the kinds it may be. The reading may have moved the piece on since
+    /// (a look-alike withheld): the move of the record that put it on `sq` names it then.
+    pub(super) fn open_kind_at(&self, board: BoardId, sq: Square) -> Option<(u64, Vec<Role>)> {
+        self.inf
+            .open_kinds(board)
+            .into_iter()
+            .find(|(at, _, _)| *at == sq)
+            .map(|(_, t, kinds)| (t, kinds))
+            .or_else(|| {
+                let h = &self.handed[self.origins.of(board, sq)?];
+                Some((h.t, h.kinds.clone()))
+            })
     }
 
     /// Whether a fill of `board` whose first ply the alert named as `first` (move number

@@ -75,3 +75,41 @@ impl Board {
         (handed, said)
     }
 }
+
+impl Board {
+    /// Each of `changes` in turn, then 80 s of the daemon's ticks: the first
+    /// `occupancy-stalled` alert said.
+    pub(super) fn stall_after(
+        &mut self,
+        feed: &mut OccupancyFeed,
+        changes: &[(&str, bool)],
+    ) -> crate::infer::Alert {
+        let (_, mut said) = self.play(feed, changes);
+        for t in (1..=800).map(|i| self.t + i * 100) {
+            said.extend(feed.tick(t).1);
+        }
+        said.iter()
+            .find_map(|a| match a {
+                Inference::Alert(a) if a.code == crate::infer::AlertCode::OccupancyStalled => {
+                    Some(a.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("a stall: {said:?}"))
+    }
+}
+
+/// The board, moves and first move of a choice's fill.
+pub(super) fn fill_of(
+    choice: &crate::infer::AlertChoice,
+) -> (BoardId, Vec<String>, Option<(u32, crate::rules::Color)>) {
+    let crate::infer::OperatorAction::Fill {
+        board,
+        moves,
+        first,
+    } = &choice.action
+    else {
+        panic!("a fill: {choice:?}");
+    };
+    (*board, moves.clone(), *first)
+}

@@ -117,7 +117,7 @@ impl OccupancyFeed {
 #[cfg(test)]
 mod tests {
     use super::super::Handed;
-    use super::super::test_support::{Board, feed_with};
+    use super::super::test_support::{Board, feed_with, fill_of};
     use super::*;
     use crate::infer::{OperatorAction, SensorEvent};
     use crate::rules::Color;
@@ -144,16 +144,9 @@ mod tests {
 
     /// `choice`, a fill, clicked at `t`: what `feed` hands on.
     fn enter(feed: &mut OccupancyFeed, choice: &AlertChoice, t: u64) -> Vec<Handed> {
-        let OperatorAction::Fill {
-            board,
-            moves,
-            first,
-        } = &choice.action
-        else {
-            panic!("a fill: {choice:?}");
-        };
+        let (board, moves, first) = fill_of(choice);
         let (handed, _) = feed
-            .fill(*board, moves, *first, t)
+            .fill(board, &moves, first, t)
             .unwrap_or_else(|e| panic!("{}: {e}", choice.label));
         handed
     }
