@@ -154,6 +154,8 @@ pub(crate) struct Clicks {
     pub(crate) moves_before: usize,
     pub(crate) moves_after: usize,
     pub(crate) stalls: usize,
+    /// Stall alerts said again with what the board showed since, as the trace reads alone.
+    pub(crate) said_again: usize,
     pub(crate) offered: usize,
     pub(crate) choices: usize,
     pub(crate) clicked: usize,
@@ -212,6 +214,14 @@ impl Clicks {
         self.boards += 2;
         self.whole_before += Self::whole(moves, &replayed);
         self.moves_before += replayed.game.record().len();
+        self.said_again += replayed
+            .decisions
+            .iter()
+            .filter(|d| {
+                matches!(d, Inference::Alert(a)
+                    if a.code == AlertCode::OccupancyStalled && a.detail.contains("said again"))
+            })
+            .count();
         let mut alone = Vec::new();
         Self::judge(name, moves, &replayed, &mut alone);
         let wrong_alone = !alone.is_empty();
@@ -252,6 +262,20 @@ impl Clicks {
                 ));
                 continue;
             };
+            // The arbiter reads the latest list said of that move by the time he clicks (a
+            // board played on is said again with what it showed since).
+            let clicked_at = alert.t + ARBITER_DELAY_MS;
+            let decision = replayed
+                .decisions
+                .iter()
+                .rev()
+                .find(|d| {
+                    matches!(d, Inference::Alert(a)
+                        if a.code == AlertCode::OccupancyStalled
+                            && (a.board, a.number, a.side) == (Some(board), Some(number), Some(side))
+                            && a.t <= clicked_at)
+                })
+                .unwrap_or(decision);
             let event = bugbridge::publish::event(decision).expect("an alert event");
             let Some(choice) = event.choices.iter().find(|c| {
                 plain(c.label.split(' ').nth(1).unwrap_or("")) == plain(&want)
@@ -266,7 +290,7 @@ impl Clicks {
             };
             self.offered += 1;
             let mut post = serde_json::to_value(&choice.post).expect("json");
-            post["t"] = serde_json::json!(alert.t + ARBITER_DELAY_MS);
+            post["t"] = serde_json::json!(clicked_at);
             post["ev"] = serde_json::json!("operator");
             trace = with_post(&trace, &post);
             if std::env::var("CLICK_DEBUG").is_ok_and(|d| d == name) {
@@ -292,7 +316,7 @@ impl Clicks {
     /// (more moves recorded).
     pub(crate) fn check(&mut self, what: &str) {
         println!(
-            "{what}: {} boards, {} whole alone, {} whole after one click per stall ({} moves recorded alone, {} after); {} stall alerts, {} with the true next move among their choices ({} choices in all), {} clicked",
+            "{what}: {} boards, {} whole alone, {} whole after one click per stall ({} moves recorded alone, {} after); {} stall alerts, {} with the true next move among their choices ({} choices in all), {} clicked; {} stall alerts said again alone",
             self.boards,
             self.whole_before,
             self.whole_after,
@@ -301,7 +325,8 @@ impl Clicks {
             self.stalls,
             self.offered,
             self.choices,
-            self.clicked
+            self.clicked,
+            self.said_again
         );
         for m in self.missed.iter().take(20) {
             println!("missed: {m}");

@@ -22,6 +22,13 @@ use super::{KindNote, OccupancyInference, OccupancyMove, Resolution, SnapshotLog
 /// move's noise to settle.
 pub const STILL_WAIT_MS: u64 = 8_000;
 
+/// How often a stalled board that goes on being played may be said again, with the readings
+/// it showed since (ms): a piece put back that may have been a capture and a drop stalls
+/// the board before its player makes the move he meant, which only the later snapshots
+/// offer. The arbiter walking over sees the latest list; a board played on at bughouse pace
+/// is not said at every move.
+pub(super) const STALL_RETELL_MS: u64 = 3_000;
+
 /// What the feed hands on to the piece inference, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Handed {
@@ -52,6 +59,8 @@ pub struct OccupancyFeed {
     shown: BughouseGame,
     started: ByBoard<bool>,
     stall_told: ByBoard<bool>,
+    /// When each stalled board was last said, and the choices said so far.
+    stall_said: ByBoard<(u64, Vec<String>)>,
     /// The time of the last event handed on (they never go back).
     last_t: u64,
     /// How long a board must be still before the piece inference takes its move as final
@@ -93,6 +102,7 @@ impl OccupancyFeed {
             withheld_told: ByBoard::default(),
             started: ByBoard::default(),
             stall_told: ByBoard::default(),
+            stall_said: ByBoard::default(),
             last_t: 0,
             commit_ms,
             next_free: ByBoard::default(),
@@ -143,14 +153,21 @@ impl OccupancyFeed {
         let rested = self.inf.commit_at_rest(t);
         self.hand_on(&rested, t, &mut events, &mut alerts);
         for b in BoardId::ALL {
-            if !self.stall_told[b]
-                && let Some(why) = self.inf.stalled(b)
-            {
+            let Some(why) = self.inf.stalled(b).map(str::to_owned) else {
+                continue;
+            };
+            let (said_at, _) = self.stall_said[b];
+            if !self.stall_told[b] {
                 self.stall_told[b] = true;
                 let detail = format!(
                     "{why}; no more moves are taken from this board until the arbiter enters them"
                 );
-                alerts.push(self.stall_alert(t, b, detail));
+                self.say_stall(t, b, detail, &mut alerts);
+            } else if self.changed[b] > said_at && t >= said_at + STALL_RETELL_MS {
+                let detail = format!(
+                    "{why}; said again with what the board showed since; no more moves are taken from this board until the arbiter enters them"
+                );
+                self.say_stall(t, b, detail, &mut alerts);
             }
         }
         for b in BoardId::ALL {
@@ -195,6 +212,29 @@ impl OccupancyFeed {
         }
         self.tell_withheld(t, &mut alerts);
         (events, alerts)
+    }
+
+    /// Says `board`'s stall at `t` with `detail`, its choices being what the board showed
+    /// since its last move recorded: the first time, or when the board showed readings not
+    /// offered before (see [`STALL_RETELL_MS`]).
+    fn say_stall(&mut self, t: u64, board: BoardId, detail: String, alerts: &mut Vec<Inference>) {
+        let alert = self.stall_alert(t, board, detail);
+        let (said_at, said) = &mut self.stall_said[board];
+        let first = *said_at == 0 && said.is_empty();
+        *said_at = t;
+        let Inference::Alert(a) = &alert else {
+            return;
+        };
+        let new: Vec<String> = a
+            .choices
+            .iter()
+            .map(|c| c.label.clone())
+            .filter(|l| !said.contains(l))
+            .collect();
+        if first || !new.is_empty() {
+            said.extend(new);
+            alerts.push(alert);
+        }
     }
 
     /// The end of the input: the moves still open become final.

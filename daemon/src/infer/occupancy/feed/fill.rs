@@ -106,6 +106,7 @@ impl OccupancyFeed {
         self.hand_on_as_made(&entered, t, &mut events, &mut alerts);
         self.hand_on(&read, t, &mut events, &mut alerts);
         self.stall_told[board] = false;
+        self.stall_said[board] = (0, Vec::new());
         self.wait_told[board] = false;
         self.changed[board] = self.changed[board].max(t);
         Ok((events, alerts))

@@ -289,22 +289,11 @@ fn played(pos: &Position, mv: &Move) -> Position {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{Board, feed_with};
+    use super::super::test_support::{Board, feed_with, stalls};
     use super::*;
-    use crate::infer::AlertCode;
 
     /// White's rook on d4 may take the pawn on d7 or the one on g4.
     const ROOK_AND_TWO_PAWNS: &str = "4k3/3p4/8/8/3R2p1/8/8/4K3 w - - | 4k3/8/8/8/8/8/8/4K3 w - -";
-
-    /// The `occupancy-stalled` alerts among `said`.
-    fn stalls(said: &[Inference]) -> Vec<Alert> {
-        said.iter()
-            .filter_map(|a| match a {
-                Inference::Alert(a) if a.code == AlertCode::OccupancyStalled => Some(a.clone()),
-                _ => None,
-            })
-            .collect()
-    }
 
     #[test]
     fn a_rook_held_over_one_of_two_victims_is_said_with_both_captures_and_a_late_click_refused() {
@@ -362,7 +351,7 @@ mod tests {
 #[cfg(test)]
 mod open_kind_tests {
     use super::super::Handed;
-    use super::super::test_support::{Board, feed_with, fill_of, sq};
+    use super::super::test_support::{Board, feed_with, fill_of, sq, stalls};
     use super::*;
 
     #[test]
@@ -405,6 +394,62 @@ mod open_kind_tests {
             g5.map(|p| (p.color, p.role)),
             Some((Color::White, Role::Queen))
         );
+    }
+
+    #[test]
+    fn a_stalled_board_played_on_is_said_again_only_with_readings_not_offered_before() {
+        // White drops a rook or a queen on e3 (Black holds a pawn to drop), Black's king
+        // steps to f8; the piece on e3 is lifted and put back: put back, or set onto the
+        // pawn on e7 (or g5, as a queen) with Black's drop on e3. The board stalls.
+        let mut feed = feed_with("4k3/4p3/8/6p1/8/8/8/4K3/RQp w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut board = Board::of(&feed);
+        let first = board.stall_after(
+            &mut feed,
+            &[
+                ("e3", true),
+                ("e8", false),
+                ("f8", true),
+                ("e3", false),
+                ("e3", true),
+            ],
+        );
+        let offered: Vec<String> = first.choices.iter().map(|c| c.label.clone()).collect();
+        assert!(
+            offered.iter().all(|l| !l.contains("e5")),
+            "{offered:?}: {}",
+            first.detail
+        );
+        // It was put back: its player now moves it to e5, which the first alert could not
+        // offer. The board is said again, with that reading.
+        let ticks = |feed: &mut OccupancyFeed, from: u64, said: &mut Vec<Inference>| {
+            for t in (1..=100).map(|i| from + i * 100) {
+                said.extend(feed.tick(t).1);
+            }
+        };
+        board.set(&mut feed, "e3", false);
+        let (_, mut said) = board.set(&mut feed, "e5", true);
+        ticks(&mut feed, board.t, &mut said);
+        let [again] = stalls(&said)
+            .try_into()
+            .unwrap_or_else(|s| panic!("said again once: {s:?}"));
+        assert!(again.detail.contains("said again"), "{}", again.detail);
+        assert_eq!((again.number, again.side), (first.number, first.side));
+        let to_e5 = again
+            .choices
+            .iter()
+            .find(|c| c.label.starts_with("2. ") && c.label.contains("e5"))
+            .unwrap_or_else(|| panic!("{:?}", again.choices));
+        // Lifted and put down there again: nothing new, nothing said.
+        board.set(&mut feed, "e5", false);
+        let (_, mut said) = board.set(&mut feed, "e5", true);
+        ticks(&mut feed, board.t, &mut said);
+        assert!(stalls(&said).is_empty(), "{said:?}");
+        // The click on the reading said again enters it.
+        let (b, moves, first_move) = fill_of(to_e5);
+        feed.fill(b, &moves, first_move, board.t + 20_000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e5 = feed.shown.board(BoardId::A).board().piece_at(sq("e5"));
+        assert_eq!(e5.map(|p| p.color), Some(Color::White));
     }
 
     #[test]

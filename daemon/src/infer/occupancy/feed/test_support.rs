@@ -88,13 +88,9 @@ impl Board {
         for t in (1..=800).map(|i| self.t + i * 100) {
             said.extend(feed.tick(t).1);
         }
-        said.iter()
-            .find_map(|a| match a {
-                Inference::Alert(a) if a.code == crate::infer::AlertCode::OccupancyStalled => {
-                    Some(a.clone())
-                }
-                _ => None,
-            })
+        stalls(&said)
+            .into_iter()
+            .next()
             .unwrap_or_else(|| panic!("a stall: {said:?}"))
     }
 }
@@ -112,4 +108,16 @@ pub(super) fn fill_of(
         panic!("a fill: {choice:?}");
     };
     (*board, moves.clone(), *first)
+}
+
+/// The `occupancy-stalled` alerts among `said`.
+pub(super) fn stalls(said: &[Inference]) -> Vec<crate::infer::Alert> {
+    said.iter()
+        .filter_map(|a| match a {
+            Inference::Alert(a) if a.code == crate::infer::AlertCode::OccupancyStalled => {
+                Some(a.clone())
+            }
+            _ => None,
+        })
+        .collect()
 }
