@@ -54,3 +54,29 @@ fn one_click_on_the_true_reading_of_a_stalled_board_takes_it_up_again() {
         clicks.stalls
     );
 }
+
+#[test]
+fn a_dropped_pawn_set_straight_onto_its_promotion_square_is_one_click_stating_its_kind() {
+    // Random 23: White's piece on a7 (dropped in doubt, a pawn; the record's placeholder
+    // another kind) is set straight onto the knight on b8: `25. axb8=N`, which no move of
+    // the placeholder makes. The stall offers it as `25. axb8=N (a7 a pawn)`.
+    let seed = 23;
+    let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+    let trace = occupancy_trace(
+        ByBoard::new_with(|b| g.start.board(b).board().occupied().0),
+        occupancy_snapshots(&g, Profile::Noisy, 7000 + seed),
+    );
+    let moves: Vec<(BoardId, Move)> = g.moves.iter().map(|m| (m.board, m.mv)).collect();
+    let mut clicks = Clicks::default();
+    clicks.play(&format!("random {seed}"), &g.start, &moves, trace, None);
+    assert!(
+        clicks
+            .clicked_labels
+            .iter()
+            .any(|l| l == "25. axb8=N (a7 a pawn)"),
+        "{:?}\n{:#?}",
+        clicks.clicked_labels,
+        clicks.missed
+    );
+    clicks.check("random 23, noisy");
+}

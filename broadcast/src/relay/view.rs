@@ -188,7 +188,7 @@ impl View {
                     let line = ConsoleAlert {
                         match_id: match_id.to_owned(),
                         acked: self.is_acked(match_id, alert.seq),
-                        at: now_ms(),
+                        at: self.arrival(),
                         alert,
                     };
                     self.console_send("alert", &line);
@@ -249,6 +249,14 @@ impl View {
         let _ = self.inner.changes.send(Bytes::from(batch));
     }
 
+    /// When a live alert arrived, for the console's log: the wall clock, but later than
+    /// every alert logged before, so that two alerts of one millisecond keep their order
+    /// when a relay restarted from the retained logs puts them back by time.
+    fn arrival(&self) -> u64 {
+        let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
+        now_ms().max(log.back().map_or(0, |a| a.at + 1))
+    }
+
     /// Puts `line` in the console's log in the order of `at` (bounded: the oldest goes).
     fn log_insert(&self, line: ConsoleAlert) {
         let mut log = self.inner.log.write().unwrap_or_else(|e| e.into_inner());
@@ -270,13 +278,24 @@ impl View {
             log.iter()
                 .any(|a| a.match_id == match_id && a.alert == *alert)
         };
-        let mut added = Vec::new();
-        for logged in &alerts {
+        let added: Vec<&LoggedAlert> = {
             let log = self.inner.log.read().unwrap_or_else(|e| e.into_inner());
-            if known(&log, &logged.alert) {
-                continue;
-            }
-            drop(log);
+            alerts
+                .iter()
+                .filter(|logged| !known(&log, &logged.alert))
+                .collect()
+        };
+        // The table's arbiter view first: the alerts of the table's current run (its daemon
+        // numbers them from 1 again after a restart), in order. Then the console, so that
+        // an alert seen there is in the table's view too.
+        let run_start = added
+            .windows(2)
+            .rposition(|w| w[1].alert.seq <= w[0].alert.seq)
+            .map_or(0, |i| i + 1);
+        for logged in &added[run_start..] {
+            self.inner.hub.mirror_alert(match_id, &logged.alert);
+        }
+        for logged in &added {
             let line = ConsoleAlert {
                 match_id: match_id.to_owned(),
                 acked: self.is_acked(match_id, logged.alert.seq),
@@ -285,16 +304,6 @@ impl View {
             };
             self.console_send("alert", &line);
             self.log_insert(line);
-            added.push(logged.alert.clone());
-        }
-        // The table's arbiter view: the alerts of the table's current run (its daemon
-        // numbers them from 1 again after a restart), in order.
-        let run_start = added
-            .windows(2)
-            .rposition(|w| w[1].seq <= w[0].seq)
-            .map_or(0, |i| i + 1);
-        for alert in &added[run_start..] {
-            self.inner.hub.mirror_alert(match_id, alert);
         }
         self.alert_log(match_id)
             .alerts

@@ -162,6 +162,8 @@ pub(crate) struct Clicks {
     pub(crate) wrong: Vec<String>,
     pub(crate) wrong_alone: Vec<String>,
     pub(crate) missed: Vec<String>,
+    /// The labels of the choices clicked, in order.
+    pub(crate) clicked_labels: Vec<String>,
 }
 
 impl Clicks {
@@ -302,6 +304,7 @@ impl Clicks {
             }
             replayed = bugbridge::cli::replay::replay_text(&trace, ruleset).expect("replay");
             self.clicked += 1;
+            self.clicked_labels.push(choice.label.clone());
             if !wrong_alone {
                 Self::judge(name, moves, &replayed, &mut self.wrong);
             }

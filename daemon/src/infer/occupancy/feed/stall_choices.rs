@@ -85,6 +85,23 @@ impl OccupancyFeed {
                     found.push((at, kind_choice(board, &as_kind, number, &mv)));
                 }
             }
+            // As a pawn (a pawn dropped in doubt, pushed or promoting): a pawn's move cannot
+            // name its piece by its square, so the kind is stated first.
+            for (as_pawn, role) in as_other_kinds(pos, sq, side, &kinds) {
+                if role != Role::Pawn {
+                    continue;
+                }
+                for mv in as_pawn.legal_moves() {
+                    if mv.from() != Some(sq) || legal.iter().any(|l| same_move_squares(l, &mv)) {
+                        continue;
+                    }
+                    let after = played(&as_pawn, &mv);
+                    if let Some(at) = first_shown(after.board().occupied().0) {
+                        let stated = KindStatement { sq, role };
+                        found.push((at, stated_choice(board, &as_pawn, number, stated, &mv)));
+                    }
+                }
+            }
         }
         // A piece of open kind of the opponent's whose placeholder checks or pins what the
         // piece it is does not: the moves legal with it as another of its kinds, each
@@ -188,7 +205,8 @@ pub(super) fn kind_choice(
 }
 
 /// The choice entering `mv`, move `number` of `board`, legal in `as_kind` where a piece
-/// of open kind of the opponent's is the kind `stated` says: the fill states it first.
+/// of open kind (the opponent's, or the mover as a pawn) is the kind `stated` says: the
+/// fill states it first.
 fn stated_choice(
     board: BoardId,
     as_kind: &Position,
