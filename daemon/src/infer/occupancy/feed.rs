@@ -5,11 +5,13 @@
 //! that the record, the BPGN, the broadcast and the clockless inference work as for any
 //! board. What occupancy cannot tell is said, never hidden: a promotion's piece and a drop's
 //! kind taken from several choices are one `kind-undetermined` alert each (the choices in
-//! its detail), and a board whose occupancy two readings explain stops with one
-//! `occupancy-stalled` alert; so does, once, a board that has shown what no move explains for
-//! [`STILL_WAIT_MS`], resting or not. A kind settled later (a dropped piece that then moves as
-//! only a knight can) is a [`Handed::Settled`]: the record entry is corrected. The arbiter
-//! takes such a board up again by entering its moves (`fill.rs`).
+//! its detail), and a board whose occupancy two readings explain stops with an
+//! `occupancy-stalled` alert, said again while it goes on being played only when it shows
+//! readings not offered before ([`STALL_RETELL_MS`]); one is said, once, for a board that
+//! has shown what no move explains for [`STILL_WAIT_MS`], resting or not. A kind settled
+//! later (a dropped piece that then moves as only a knight can) is a [`Handed::Settled`]:
+//! the record entry is corrected. The arbiter takes such a board up again by entering its
+//! moves (`fill.rs`).
 
 use crate::rules::{BoardId, BughouseGame, ByBoard, Move, Role, Ruleset, Square};
 
@@ -162,12 +164,12 @@ impl OccupancyFeed {
                 let detail = format!(
                     "{why}; no more moves are taken from this board until the arbiter enters them"
                 );
-                self.say_stall(t, b, detail, &mut alerts);
+                self.say_stall(t, b, true, detail, &mut alerts);
             } else if self.changed[b] > said_at && t >= said_at + STALL_RETELL_MS {
                 let detail = format!(
                     "{why}; said again with what the board showed since; no more moves are taken from this board until the arbiter enters them"
                 );
-                self.say_stall(t, b, detail, &mut alerts);
+                self.say_stall(t, b, false, detail, &mut alerts);
             }
         }
         for b in BoardId::ALL {
@@ -215,12 +217,18 @@ impl OccupancyFeed {
     }
 
     /// Says `board`'s stall at `t` with `detail`, its choices being what the board showed
-    /// since its last move recorded: the first time, or when the board showed readings not
-    /// offered before (see [`STALL_RETELL_MS`]).
-    fn say_stall(&mut self, t: u64, board: BoardId, detail: String, alerts: &mut Vec<Inference>) {
+    /// since its last move recorded: the `first` time, or again when the board showed
+    /// readings not offered before (see [`STALL_RETELL_MS`]).
+    fn say_stall(
+        &mut self,
+        t: u64,
+        board: BoardId,
+        first: bool,
+        detail: String,
+        alerts: &mut Vec<Inference>,
+    ) {
         let alert = self.stall_alert(t, board, detail);
         let (said_at, said) = &mut self.stall_said[board];
-        let first = *said_at == 0 && said.is_empty();
         *said_at = t;
         let Inference::Alert(a) = &alert else {
             return;
