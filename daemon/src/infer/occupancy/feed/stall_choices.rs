@@ -85,31 +85,23 @@ impl OccupancyFeed {
                     found.push((at, kind_choice(board, &as_kind, number, &mv)));
                 }
             }
-            // As a pawn (a pawn dropped in doubt, pushed or promoting): a pawn's move cannot
-            // name its piece by its square, so the kind is stated first.
-            for (as_pawn, role) in as_other_kinds(pos, sq, side, &kinds) {
-                if role != Role::Pawn {
+        }
+        // Moves that need a piece of open kind's kind stated first (`(f1=N)`, see
+        // `kind_statement.rs`): the moves legal with a piece of the opponent's as another of
+        // its kinds (its placeholder checks or pins what the piece it is does not), and the
+        // mover's own piece's moves as a pawn (a pawn dropped in doubt, pushed or promoting:
+        // a pawn's move cannot name its piece by its square).
+        for (sq, _, kinds) in self.inf.open_kinds(board) {
+            let own = pos.board().piece_at(sq).is_some_and(|p| p.color == side);
+            for (as_kind, role) in as_other_kinds(pos, sq, &kinds) {
+                if own && role != Role::Pawn {
+                    // Named by its square instead (above).
                     continue;
                 }
-                for mv in as_pawn.legal_moves() {
-                    if mv.from() != Some(sq) || legal.iter().any(|l| same_move_squares(l, &mv)) {
-                        continue;
-                    }
-                    let after = played(&as_pawn, &mv);
-                    if let Some(at) = first_shown(after.board().occupied().0) {
-                        let stated = KindStatement { sq, role };
-                        found.push((at, stated_choice(board, &as_pawn, number, stated, &mv)));
-                    }
-                }
-            }
-        }
-        // A piece of open kind of the opponent's whose placeholder checks or pins what the
-        // piece it is does not: the moves legal with it as another of its kinds, each
-        // entered after a statement of that kind (`(f1=N)`, see `kind_statement.rs`).
-        for (sq, _, kinds) in self.inf.open_kinds(board) {
-            for (as_kind, role) in as_other_kinds(pos, sq, side.other(), &kinds) {
                 for mv in as_kind.legal_moves() {
-                    if legal.iter().any(|l| same_move_squares(l, &mv)) {
+                    if (own && mv.from() != Some(sq))
+                        || legal.iter().any(|l| same_move_squares(l, &mv))
+                    {
                         continue;
                     }
                     let after = played(&as_kind, &mv);
@@ -231,15 +223,10 @@ fn stated_choice(
     }
 }
 
-/// `pos` with the piece of `color` on `sq` as each of `kinds` other than its own (a king,
-/// and a pawn on the first or last rank, excepted), each with that kind.
-fn as_other_kinds(
-    pos: &Position,
-    sq: Square,
-    color: Color,
-    kinds: &[Role],
-) -> Vec<(Position, Role)> {
-    let Some(piece) = pos.board().piece_at(sq).filter(|p| p.color == color) else {
+/// `pos` with the piece on `sq` as each of `kinds` other than its own (a king, and a pawn
+/// on the first or last rank, excepted), each with that kind.
+fn as_other_kinds(pos: &Position, sq: Square, kinds: &[Role]) -> Vec<(Position, Role)> {
+    let Some(piece) = pos.board().piece_at(sq) else {
         return Vec::new();
     };
     let back_rank = matches!(sq.rank().index(), 0 | 7);
