@@ -10,7 +10,9 @@
 use bugbridge::cli::replay::Replayed;
 use bugbridge::infer::{AlertCode, Inference};
 use bugbridge::rules::notation::san_string;
-use bugbridge::rules::{BoardId, BughouseGame, Color, Move, Piece, Position, RulesetName, Square};
+use bugbridge::rules::{
+    BoardId, BughouseGame, ByColor, Color, Move, Piece, Position, RulesetName, Square,
+};
 
 use crate::occupancy_judge::{record_against, same_squares};
 
@@ -21,7 +23,8 @@ const ARBITER_DELAY_MS: u64 = 15_000;
 const CLICKS_MAX: usize = 30;
 
 /// The game's move `number` of `side` on `board`, as SAN in the record's position before
-/// it (`record`: the replay's record): the move of the same squares (and dropped or
+/// it (`record`: the replay's record, followed by the game's moves of that board it does
+/// not hold yet: a stalled board's moves before the one in doubt): the move of the same squares (and dropped or
 /// promoted kind) that is legal there, if any, the moving piece or one of the opponent's
 /// taken as the kind it truly is where the record's placeholder is another (a placeholder
 /// the true move does not fit otherwise leaves none); with the game's position before it.
@@ -34,28 +37,42 @@ fn truth(
     number: u32,
     side: Color,
 ) -> Option<(Option<String>, Position)> {
+    let ply = |number: u32, side: Color| 2 * number + u32::from(side == Color::Black);
     let mut g = start.clone();
-    let mut seen = 0;
+    let mut seen = ByColor::new_with(|_| 0);
     let mut want = None;
+    // The board's moves before the one wanted, by ply.
+    let mut before: Vec<(u32, Move)> = Vec::new();
     for &(b, mv) in moves {
-        let pos = g.board(b);
-        if b == board && pos.mover(&mv) == side {
-            seen += 1;
-            if seen == number {
+        if b == board {
+            let mover = g.board(b).mover(&mv);
+            seen[mover] += 1;
+            if (seen[mover], mover) == (number, side) {
                 want = Some(mv);
                 break;
             }
+            before.push((ply(seen[mover], mover), mv));
         }
         g.play(b, &mv, 0);
     }
     let want = want?;
     let true_pos = g.board(board).clone();
     let mut recorded = start.clone();
+    let mut last = 0;
     for e in record
         .iter()
         .take_while(|e| (e.board, e.number, e.side) != (board, number, side))
     {
         recorded.play(e.board, &e.mv, 0);
+        if e.board == board {
+            last = ply(e.number, e.side);
+        }
+    }
+    // The board's moves the feed read but has not handed on to the record yet (a stalled
+    // board holds those before the move in doubt): the alert's choices follow them. The
+    // game's own are played; were the feed's other, a click would show it (`judge`).
+    for (_, mv) in before.iter().filter(|(p, _)| *p > last) {
+        recorded.play(board, mv, 0);
     }
     let pos = recorded.board(board);
     let same = |m: &Move| same_squares(m, &want);

@@ -12,7 +12,8 @@
 //! is the one the record has on its square. When that leaves a move illegal, the kinds of
 //! the placeholders are searched (the game played again from the start, each placeholder
 //! trying its kinds, its current one first) for the assignment that leaves the fewest
-//! moves illegal, fewer than now. Kinds hang together across the boards: a drop's kind
+//! moves illegal, fewer than now; each placeholder alone changed is tried first, so that
+//! one far back in a long game is found within the search's budget. Kinds hang together across the boards: a drop's kind
 //! decides what its captor's partner may drop. The record's entries whose placeholder
 //! changed are corrected (their kinds stay flagged as undetermined), before the move.
 //! The same is done when a kind is settled or entered by the arbiter.
@@ -141,8 +142,78 @@ impl Search<'_> {
             illegal += usize::from(!game.classify(h.board, &h.mv).is_legal());
             game.play(h.board, &h.mv, h.t);
         }
+        s.one_changed(first, game.clone(), illegal);
+        s.trying = given.to_vec();
         s.from(first, game, illegal);
         s.found
+    }
+
+    /// Each placeholder alone taking each other kind of its own, the others as they stand,
+    /// the latest first (as the full search prefers): a long game holds many
+    /// placeholders, and the one a move misfits may be a single one far back (a drop that
+    /// was a rook, its piece now moving along a file), which the full search, varying the
+    /// latest placeholders first, may not reach within its budget. Plays on from move
+    /// `first` with `game` as it stands before it.
+    fn one_changed(&mut self, first: usize, mut game: BughouseGame, mut illegal: usize) {
+        // The game before each placeholder, and the moves illegal by then.
+        let mut before = Vec::new();
+        for i in first..self.given.len() {
+            let h = &self.given[i];
+            if h.is_open() {
+                before.push((i, game.clone(), illegal));
+            }
+            let mv = fitted(game.board(h.board), &h.mv);
+            illegal += self.misfits(i, &game, &mv);
+            game.play(h.board, &mv, h.t);
+        }
+        for (i, game, illegal) in before.into_iter().rev() {
+            let h = &self.given[i];
+            let current = h.mv.role_of_kind();
+            for &role in h.kinds.iter().filter(|&&r| Some(r) != current) {
+                if self.budget < self.given.len() - i {
+                    return;
+                }
+                self.trying = self.given.to_vec();
+                let (next, bad) = self.with_kind(i, &game, role);
+                self.as_they_stand(i + 1, next, illegal + bad);
+                if self.best == 0 {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Placeholder `i` tried as `role` after `game` (in `trying`): the game after it, and
+    /// whether it misfits (0 or 1).
+    fn with_kind(&mut self, i: usize, game: &BughouseGame, role: Role) -> (BughouseGame, usize) {
+        let h = &self.given[i];
+        let mv = with_role(&h.mv, role).unwrap_or(h.mv);
+        let mv = fitted(game.board(h.board), &mv);
+        let bad = self.misfits(i, game, &mv);
+        let mut next = game.clone();
+        next.play(h.board, &mv, h.t);
+        self.trying[i].mv = mv;
+        (next, bad)
+    }
+
+    /// Plays the moves from `i` on as they stand (`trying`), with `game` before it and
+    /// `illegal` so far: the assignment is kept when it leaves fewer moves illegal.
+    fn as_they_stand(&mut self, mut i: usize, mut game: BughouseGame, mut illegal: usize) {
+        while let Some(h) = self.given.get(i) {
+            if illegal >= self.best {
+                return;
+            }
+            self.budget = self.budget.saturating_sub(1);
+            let mv = fitted(game.board(h.board), &self.trying[i].mv);
+            illegal += self.misfits(i, &game, &mv);
+            game.play(h.board, &mv, h.t);
+            self.trying[i].mv = mv;
+            i += 1;
+        }
+        if illegal < self.best {
+            self.best = illegal;
+            self.found = Some(self.trying.clone());
+        }
     }
 
     /// Plays on from move `i` with `game` as it stands before it and `illegal` moves
@@ -171,12 +242,7 @@ impl Search<'_> {
                 .into_iter()
                 .chain(h.kinds.iter().copied().filter(|&r| Some(r) != current));
             for role in kinds.collect::<Vec<_>>() {
-                let mv = with_role(&h.mv, role).unwrap_or(h.mv);
-                let mv = fitted(game.board(h.board), &mv);
-                let bad = self.misfits(i, &game, &mv);
-                let mut next = game.clone();
-                next.play(h.board, &mv, h.t);
-                self.trying[i].mv = mv;
+                let (next, bad) = self.with_kind(i, &game, role);
                 self.from(i + 1, next, illegal + bad);
                 if self.best == 0 || self.budget == 0 {
                     return;
@@ -345,6 +411,76 @@ mod tests {
             assert!(moved.is_some_and(|m| c < m), "{handed:?}");
         }
         assert!(moved.is_some(), "{handed:?}");
+    }
+
+    #[test]
+    fn a_placeholder_far_back_is_mended_though_many_placeholders_came_after_it() {
+        // White drops on e3 (a pawn, a rook or a queen), then both sides drop fifteen
+        // pieces each a pawn or a knight, then the piece from e3 goes to e5: only the drop
+        // on e3 as a rook or a queen makes it. The full search varies the latest
+        // placeholders first: 2^15 assignments of them, beyond its budget.
+        let feed = feed_with(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/RQPPPPPPPPNNNNNNNNppppppppnnnnnnnn w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+        );
+        let start = feed.start.clone();
+        let open = |color: Color, to: &str, kinds: &[Role]| HandedMove {
+            board: BoardId::A,
+            side: color,
+            mv: Move::Drop {
+                piece: Role::Pawn.of(color),
+                to: sq(to),
+            },
+            t: 0,
+            at: 0,
+            kinds: kinds.to_vec(),
+        };
+        let mut given = vec![open(
+            Color::White,
+            "e3",
+            &[Role::Pawn, Role::Rook, Role::Queen],
+        )];
+        let either = [Role::Pawn, Role::Knight];
+        for (black, white) in [
+            ("a6", "a3"),
+            ("b6", "b3"),
+            ("c6", "c3"),
+            ("d6", "d3"),
+            ("f6", "f3"),
+            ("g6", "g3"),
+            ("h6", "h3"),
+        ] {
+            given.push(open(Color::Black, black, &either));
+            given.push(open(Color::White, white, &either));
+        }
+        given.push(open(Color::Black, "a5", &either));
+        given.push(HandedMove {
+            board: BoardId::A,
+            side: Color::White,
+            mv: Move::Normal {
+                role: Role::Pawn,
+                from: sq("e3"),
+                capture: None,
+                to: sq("e5"),
+                promotion: None,
+            },
+            t: 0,
+            at: 0,
+            kinds: Vec::new(),
+        });
+        let (_, now) = replay(&start, &mut given.clone());
+        assert_eq!(now, 1, "only the last move misfits");
+        let kinds = [Role::Rook, Role::Queen];
+        let better = Search::run(&start, &given, &kinds, now + 1).expect("an assignment");
+        let mut again = better.clone();
+        assert_eq!(replay(&start, &mut again).1, 0, "{better:?}");
+        let e3 = better[0].mv.role_of_kind();
+        assert!(matches!(e3, Some(Role::Rook | Role::Queen)), "{e3:?}");
+        // Only the culprit changed.
+        assert!(
+            better[1..16]
+                .iter()
+                .all(|h| h.mv.role_of_kind() == Some(Role::Pawn))
+        );
     }
 
     #[test]
