@@ -376,7 +376,7 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
     assert_eq!(buttons, serde_json::json!(6), "one button per reading");
     super::layout::assert_renders(&browser, "arbiter-choices", "main, header.chrome").await;
 
-    // A stalled occupancy board offers the most readings an alert carries (16), the longest
+    // A stalled occupancy board offers the most readings an alert carries (24), the longest
     // labels among them: a piece of open kind moving as one of its kinds, and a move an
     // opponent's piece of open kind rules out as its placeholder, entered after a statement
     // of that piece's kind (`(f1=N)`). They wrap inside
@@ -390,7 +390,10 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
                { label: '17... ' + l + 'xe1+ (e3 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: [l + 'e3xe1'] } } ]) \
                .concat(kinds.flatMap(([l, k]) => [ \
                { label: '17... fxg4 (f1 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: ['(f1=' + l + ')', 'fxg4'] } }, \
-               { label: '17... dxc3+ (b2 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: ['(b2=' + l + ')', 'dxc3'] } } ])); \
+               { label: '17... dxc3+ (b2 a ' + k + ')', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: ['(b2=' + l + ')', 'dxc3'] } } ])) \
+               .concat(kinds.flatMap(([l, k]) => [ \
+               { label: '17... exf1=' + l + '+ (e2 a pawn)', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: ['(e2=P)', 'exf1=' + l] } }, \
+               { label: '17... e1=' + l + '+ (e2 a pawn)', post: { action: 'fill', board: 'B', number: 17, side: 'black', moves: ['(e2=P)', 'e1=' + l] } } ])); \
              window.bugbridge.showAlert({ seq: 99996, t: 4000, kind: 'alert', code: 'occupancy-stalled', \
                board: 'B', side: 'black', number: 17, san: '', game: 1, wall: Date.now(), \
                detail: 'board B: for 8 s showing what no move explains (emptied: e3 g5; filled: g5); the piece from e3 may have been set straight onto a piece it took (g5 or e1); its moves are taken again once it shows one, or once the arbiter enters them (fill)', \
@@ -403,7 +406,7 @@ recorded [Nf3 e5 Nc3], also possible [Nc3 e5 Nf3]; the arbiter may pick one (fil
             vec![],
         )
         .await;
-    assert_eq!(labels.as_array().map(Vec::len), Some(16), "{labels}");
+    assert_eq!(labels.as_array().map(Vec::len), Some(24), "{labels}");
     assert!(
         labels
             .as_array()

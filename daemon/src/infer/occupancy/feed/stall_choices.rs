@@ -16,9 +16,10 @@
 //! A move another piece's placeholder rules out (a promotion recorded as the default queen
 //! "checking" the king, where the board holds a knight) is offered with the opponent's
 //! piece as each other kind it may be, its fill stating that kind first (`(f1=N)`, see
-//! `kind_statement.rs`). Nothing is chosen for him: the choices are the readings, in the
-//! order the board first showed them, at most 16, and the detail says what the board could
-//! not tell.
+//! `kind_statement.rs`). Nothing is chosen for him: the choices are the readings, those of
+//! what the board shows now first (a piece put back, then moved on, shows the move its
+//! player meant last), the others in the order the board first showed them, at most 24,
+//! and the detail says what the board could not tell.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
 use crate::rules::notation::{San, SanKind, san_string};
@@ -31,9 +32,10 @@ use super::kind_statement::KindStatement;
 /// The most choices an alert offers: beyond that the board showed so much that a list is
 /// no help, and the arbiter enters the moves. A capturer of open kind set straight onto its
 /// victim reads as each of its kinds' captures, and a pawn's onto the last rank as four
-/// promotions: over 300 random noisy games 8 cut the truth off about one stall in 55, 16
-/// one in 280.
-const CHOICES_MAX: usize = 16;
+/// promotions, each onto each victim: over 300 random noisy games 8 cut the truth off
+/// about one stall in 55, 16 one in 156 (a pawn dropped in doubt, set down beside its
+/// capture readings and pushed to promote), 24 none (no more than 64 did).
+const CHOICES_MAX: usize = 24;
 
 impl OccupancyFeed {
     /// The `occupancy-stalled` alert of `board` at `t`, with `detail`: the move it stalled
@@ -64,9 +66,17 @@ impl OccupancyFeed {
             .map(|&(_, occ)| occ)
             .filter(|&occ| occ != base)
             .collect();
-        let first_shown = |occ: u64| shown.iter().position(|&o| o == occ);
+        // What the board shows now comes first (the arbiter sees it; a piece put back and
+        // then moved on shows its true move last), then the rest as first shown.
+        let now = self.log.of(board).last().map(|&(_, occ)| occ);
+        let first_shown = |occ: u64| {
+            shown
+                .iter()
+                .position(|&o| o == occ)
+                .map(|at| (Some(occ) != now, at))
+        };
         let legal = pos.legal_moves();
-        let mut found: Vec<(usize, AlertChoice)> = Vec::new();
+        let mut found: Vec<((bool, usize), AlertChoice)> = Vec::new();
         for mv in &legal {
             let after = played(pos, mv);
             if let Some(at) = first_shown(after.board().occupied().0) {
@@ -444,6 +454,9 @@ mod open_kind_tests {
             .iter()
             .find(|c| c.label.starts_with("2. ") && c.label.contains("e5"))
             .unwrap_or_else(|| panic!("{:?}", again.choices));
+        // What the board shows now is read first: the list is cut at its longest, and the
+        // move its player meant is the last thing a board put back shows.
+        assert!(again.choices[0].label.contains("e5"), "{:?}", again.choices);
         // Lifted and put down there again: nothing new, nothing said.
         board.set(&mut feed, "e5", false);
         let (_, mut said) = board.set(&mut feed, "e5", true);
