@@ -58,12 +58,9 @@ fn one_click_on_the_true_reading_of_a_stalled_board_takes_it_up_again() {
     );
 }
 
-#[test]
-fn a_dropped_pawn_set_straight_onto_its_promotion_square_is_one_click_stating_its_kind() {
-    // Random 23: White's piece on a7 (dropped in doubt, a pawn; the record's placeholder
-    // another kind) is set straight onto the knight on b8: `25. axb8=N`, which no move of
-    // the placeholder makes. The stall offers it as `25. axb8=N (a7 a pawn)`.
-    let seed = 23;
+/// Random game `seed`, noisy, clicked: the label `clicked` must be among the choices
+/// clicked, and no record wrong.
+fn clicked_in(seed: u64, clicked: &str) {
     let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
     let trace = occupancy_trace(
         ByBoard::new_with(|b| g.start.board(b).board().occupied().0),
@@ -73,13 +70,26 @@ fn a_dropped_pawn_set_straight_onto_its_promotion_square_is_one_click_stating_it
     let mut clicks = Clicks::default();
     clicks.play(&format!("random {seed}"), &g.start, &moves, trace, None);
     assert!(
-        clicks
-            .clicked_labels
-            .iter()
-            .any(|l| l == "25. axb8=N (a7 a pawn)"),
+        clicks.clicked_labels.iter().any(|l| l == clicked),
         "{:?}\n{:#?}",
         clicks.clicked_labels,
         clicks.missed
     );
-    clicks.check("random 23, noisy");
+    clicks.check(&format!("random {seed}, noisy"));
+}
+
+#[test]
+fn a_dropped_pawn_set_straight_onto_its_promotion_square_is_one_click_stating_its_kind() {
+    // Random 23: White's piece on a7 (dropped in doubt, a pawn; the record's placeholder
+    // another kind) is set straight onto the knight on b8: `25. axb8=N`, which no move of
+    // the placeholder makes. The stall offers it as `25. axb8=N (a7 a pawn)`.
+    clicked_in(23, "25. axb8=N (a7 a pawn)");
+}
+
+#[test]
+fn a_dropped_pawn_promoting_on_a_look_alike_square_is_one_click_stating_its_kind() {
+    // Random 163: White's piece on h7 (dropped in doubt, a pawn; the record's placeholder
+    // a knight) is pushed to h8 and promotes to a bishop, a quiet move that reads like a
+    // capture and Black's drop on h8: withheld, and said with the pawn's promotions.
+    clicked_in(163, "30. h8=B (h7 a pawn)");
 }

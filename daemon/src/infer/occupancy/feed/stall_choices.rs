@@ -209,7 +209,7 @@ pub(super) fn kind_choice(
 /// The choice entering `mv`, move `number` of `board`, legal in `as_kind` where a piece
 /// of open kind (the opponent's, or the mover as a pawn) is the kind `stated` says: the
 /// fill states it first.
-fn stated_choice(
+pub(super) fn stated_choice(
     board: BoardId,
     as_kind: &Position,
     number: u32,
@@ -235,7 +235,7 @@ fn stated_choice(
 
 /// `pos` with the piece on `sq` as each of `kinds` other than its own (a king, and a pawn
 /// on the first or last rank, excepted), each with that kind.
-fn as_other_kinds(pos: &Position, sq: Square, kinds: &[Role]) -> Vec<(Position, Role)> {
+pub(super) fn as_other_kinds(pos: &Position, sq: Square, kinds: &[Role]) -> Vec<(Position, Role)> {
     let Some(piece) = pos.board().piece_at(sq) else {
         return Vec::new();
     };

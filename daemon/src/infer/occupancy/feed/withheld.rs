@@ -7,14 +7,18 @@
 //! has no move after it: the board rests on it, and without a word the record would simply
 //! stop short. A drop after it does not tell either (whose drop it is, the look-alike
 //! leaves open). After [`STILL_WAIT_MS`] at rest the arbiter hears it once, with each
-//! reading as a choice that enters it (`fill`): the quiet move, or the capture and a drop of
+//! reading as a choice that enters it (`fill`): the quiet move (its piece of open kind as
+//! each other kind that makes it, a pawn's kind stated first), or the capture and a drop of
 //! each kind the opponent holds; the drops after it are read again from the board.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference};
 use crate::rules::notation::san_string;
 use crate::rules::{BoardId, Move, Position, Role, Square};
 
-use super::stall_choices::{fill_choice, kind_choice, moves_as_other_kinds};
+use super::kind_statement::KindStatement;
+use super::stall_choices::{
+    as_other_kinds, fill_choice, kind_choice, moves_as_other_kinds, stated_choice,
+};
 use super::{OccupancyFeed, STILL_WAIT_MS};
 
 impl OccupancyFeed {
@@ -38,7 +42,8 @@ impl OccupancyFeed {
 
     /// `quiet`, move `number` from `pos`, made by its piece of open kind as each other kind
     /// it may be that makes it (random 22: a bishop whose placeholder could not go f3-e2,
-    /// offered only as the placeholder's illegal `f3e2`).
+    /// offered only as the placeholder's illegal `f3e2`; random 163: a pawn dropped in
+    /// doubt, its placeholder a knight, promoting on h8).
     fn quiet_as_other_kinds(
         &self,
         board: BoardId,
@@ -57,11 +62,28 @@ impl OccupancyFeed {
             .filter(|(sq, _, _)| *sq == to || *sq == from)
             .flat_map(|(_, _, kinds)| kinds)
             .collect();
-        moves_as_other_kinds(pos, from, &kinds)
+        let mut choices: Vec<AlertChoice> = moves_as_other_kinds(pos, from, &kinds)
             .into_iter()
             .filter(|(_, mv)| mv.to() == to && !mv.is_capture())
             .map(|(as_kind, mv)| kind_choice(board, &as_kind, number, &mv))
-            .collect()
+            .collect();
+        // As a pawn (dropped in doubt, its placeholder another kind, pushed or promoting):
+        // a pawn's move cannot name its piece by its square, so its fill states the kind
+        // first (`(h7=P)`, see `kind_statement.rs`).
+        for (as_pawn, role) in as_other_kinds(pos, from, &kinds) {
+            if role != Role::Pawn {
+                continue;
+            }
+            let stated = KindStatement { sq: from, role };
+            choices.extend(
+                as_pawn
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|mv| mv.from() == Some(from) && mv.to() == to && !mv.is_capture())
+                    .map(|mv| stated_choice(board, &as_pawn, number, stated, &mv)),
+            );
+        }
+        choices
     }
 
     /// The alert of `quiet`, withheld on `board` with the drops on `drops` after it: its
