@@ -93,3 +93,11 @@ fn a_dropped_pawn_promoting_on_a_look_alike_square_is_one_click_stating_its_kind
     // capture and Black's drop on h8: withheld, and said with the pawn's promotions.
     clicked_in(163, "30. h8=B (h7 a pawn)");
 }
+
+#[test]
+fn a_look_alike_that_settled_its_pieces_kind_is_offered_as_that_kind() {
+    // Random 124: White's piece on b3 (a drop in doubt, a bishop in the record) goes along
+    // the file to b5, which settles it a queen in the reading; withheld as a look-alike, it
+    // was offered only as the placeholder's impossible `Bb3b5`.
+    clicked_in(124, "17. Qbb5 (b3 a queen)");
+}

@@ -13,7 +13,7 @@
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference};
 use crate::rules::notation::san_string;
-use crate::rules::{BoardId, Move, Position, Role, Square};
+use crate::rules::{BoardId, Move, Piece, Position, Role, Square};
 
 use super::kind_statement::KindStatement;
 use super::stall_choices::{
@@ -93,8 +93,31 @@ impl OccupancyFeed {
         let pos = self.shown.board(board);
         let side = pos.mover(&quiet);
         let number = self.number(self.handed.len(), board, side);
-        let quiet_san = san_string(pos, &quiet);
-        let mut choices = vec![fill_choice(board, pos, number, &[quiet])];
+        // The reading may have settled the kind of the quiet move's piece by that move (a
+        // piece of open kind going along a file: a queen), which the record's placeholder
+        // cannot make (random 124: `Bb3b5`): it is offered as that kind, named by its square.
+        // A kind the reading still holds open is no more than its placeholder: the move is
+        // offered as each kind it may be (below).
+        let settled = !self
+            .inf
+            .open_kinds(board)
+            .iter()
+            .any(|(sq, _, _)| Some(*sq) == quiet.from() || *sq == quiet.to());
+        let (quiet_san, first) = match (quiet, quiet.from().and_then(|f| pos.board().piece_at(f))) {
+            (Move::Normal { role, from, .. }, Some(piece)) if settled && piece.role != role => {
+                let mut as_kind = pos.clone();
+                as_kind.set_piece_at(from, Piece { role, ..piece });
+                (
+                    san_string(&as_kind, &quiet),
+                    kind_choice(board, &as_kind, number, &quiet),
+                )
+            }
+            _ => (
+                san_string(pos, &quiet),
+                fill_choice(board, pos, number, &[quiet]),
+            ),
+        };
+        let mut choices = vec![first];
         choices.extend(self.quiet_as_other_kinds(board, pos, number, &quiet));
         let mut captures = Vec::new();
         for capture in pos
