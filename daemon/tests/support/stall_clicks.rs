@@ -24,11 +24,11 @@ const CLICKS_MAX: usize = 30;
 
 /// The game's move `number` of `side` on `board`, as SAN in the record's position before
 /// it (`record`: the replay's record, followed by the game's moves of that board it does
-/// not hold yet: a stalled board's moves before the one in doubt): the move of the same squares (and dropped or
-/// promoted kind) that is legal there, if any, the moving piece or one of the opponent's
-/// taken as the kind it truly is where the record's placeholder is another (a placeholder
-/// the true move does not fit otherwise leaves none); with the game's position before it.
-/// None when the game has no such move.
+/// not hold yet: a stalled board's moves before the one in doubt): the move of the same
+/// squares (and dropped or promoted kind) that is legal there, if any, the moving piece or
+/// one of the opponent's taken as the kind it truly is where the record's placeholder is
+/// another (a placeholder the true move does not fit otherwise leaves none); with the
+/// game's position before it. None when the game has no such move.
 fn truth(
     start: &BughouseGame,
     moves: &[(BoardId, Move)],
