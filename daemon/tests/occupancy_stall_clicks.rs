@@ -4,7 +4,7 @@
 //! boards whole before and after the clicks. The outside traces are clicked the same way in
 //! `outside_occupancy.rs`.
 //!
-//! `cargo test` runs 12 games and two that once went wrong; `BUGBRIDGE_FULL=N cargo test
+//! `cargo test` runs 12 games and three that once went wrong; `BUGBRIDGE_FULL=N cargo test
 //! --release -p bugbridge --test occupancy_stall_clicks -- --nocapture` runs N. `CLICK_DEBUG="random N"` writes that
 //! game's trace, with its clicks, to `/tmp/click-debug.trace.jsonl`.
 
@@ -31,13 +31,15 @@ fn one_click_on_the_true_reading_of_a_stalled_board_takes_it_up_again() {
     // before it handed the capture on (the drop recorded out of turn). Random 288: a
     // piece dropped in doubt long before (a rook, its placeholder a pawn) took backwards
     // after the arbiter's click; the placeholder, with a dozen after it, was not mended and
-    // the capture was recorded as the opponent's move.
+    // the capture was recorded as the opponent's move. Random 19: a pawn dropped in doubt
+    // (a bishop or a pawn) promoted to a bishop; the click naming the bishop settled the
+    // drop a bishop (the judge checks every kind the record settled).
     let seeds: Vec<u64> = match std::env::var("BUGBRIDGE_FULL")
         .ok()
         .and_then(|n| n.parse::<u64>().ok())
     {
         Some(n) => (0..n).collect(),
-        None => (0..12).chain([146, 288]).collect(),
+        None => (0..12).chain([19, 146, 288]).collect(),
     };
     let mut clicks = Clicks::default();
     for seed in seeds {
@@ -58,9 +60,12 @@ fn one_click_on_the_true_reading_of_a_stalled_board_takes_it_up_again() {
     );
 }
 
+/// Each move with its board, in the order made.
+type Moves = Vec<(BoardId, Move)>;
+
 /// Random game `seed`, noisy, clicked: the label `clicked` must be among the choices
-/// clicked, and no record wrong.
-fn clicked_in(seed: u64, clicked: &str) {
+/// clicked, and no record wrong. Returns the game's moves and the record after the clicks.
+fn clicked_in(seed: u64, clicked: &str) -> (Moves, Moves) {
     let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
     let trace = occupancy_trace(
         ByBoard::new_with(|b| g.start.board(b).board().occupied().0),
@@ -76,6 +81,7 @@ fn clicked_in(seed: u64, clicked: &str) {
         clicks.missed
     );
     clicks.check(&format!("random {seed}, noisy"));
+    (moves, clicks.record)
 }
 
 #[test]
@@ -100,4 +106,27 @@ fn a_look_alike_that_settled_its_pieces_kind_is_offered_as_that_kind() {
     // the file to b5, which settles it a queen in the reading; withheld as a look-alike, it
     // was offered only as the placeholder's impossible `Bb3b5`.
     clicked_in(124, "17. Qbb5 (b3 a queen)");
+}
+
+#[test]
+fn a_dropped_pawn_that_promoted_to_what_its_drop_could_not_be_is_one_click_and_two_corrections() {
+    // Random 14: White drops a pawn on g7 (in doubt: White holds a queen, a bishop and a
+    // pawn; the record came to carry a bishop) and takes on h8, promoting to a rook: the
+    // record's `Bxh8`. The rook then takes on g8, set straight onto its victim. Its kind
+    // was offered only as the drop's kinds (a bishop, a queen): a rook only a promotion
+    // makes. The click on `Rxg8 (h8 a rook)` settles the drop a pawn and the promotion a
+    // rook.
+    let (game, record) = clicked_in(14, "18. Rxg8 (h8 a rook)");
+    let of_b = |moves: &[(BoardId, Move)]| -> Vec<Move> {
+        moves
+            .iter()
+            .filter(|(b, _)| *b == BoardId::B)
+            .map(|(_, m)| *m)
+            .collect()
+    };
+    let (game, record) = (of_b(&game), of_b(&record));
+    // Board B's 31st and 33rd plies: `P@g7` and `gxh8=R`, exactly (kinds and all).
+    for ply in [30, 32] {
+        assert_eq!(record.get(ply), game.get(ply), "board B ply {ply}");
+    }
 }

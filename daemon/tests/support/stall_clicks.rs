@@ -8,10 +8,10 @@
 //! makes a move wrong.
 
 use bugbridge::cli::replay::Replayed;
-use bugbridge::infer::{AlertCode, Inference};
+use bugbridge::infer::{AlertCode, CorrectionKind, Inference};
 use bugbridge::rules::notation::san_string;
 use bugbridge::rules::{
-    BoardId, BughouseGame, ByColor, Color, Move, Piece, Position, RulesetName, Square,
+    BoardId, BughouseGame, ByBoard, ByColor, Color, Move, Piece, Position, RulesetName, Square,
 };
 
 use crate::occupancy_judge::{record_against, same_squares};
@@ -28,7 +28,8 @@ const CLICKS_MAX: usize = 30;
 /// squares (and dropped or promoted kind) that is legal there, if any, the moving piece or
 /// one of the opponent's taken as the kind it truly is where the record's placeholder is
 /// another (a placeholder the true move does not fit otherwise leaves none); with the
-/// game's position before it. None when the game has no such move.
+/// game's position before it and the move's SAN there. None when the game has no such
+/// move.
 fn truth(
     start: &BughouseGame,
     moves: &[(BoardId, Move)],
@@ -36,7 +37,7 @@ fn truth(
     board: BoardId,
     number: u32,
     side: Color,
-) -> Option<(Option<String>, Position)> {
+) -> Option<(Option<String>, Position, String)> {
     let ply = |number: u32, side: Color| 2 * number + u32::from(side == Color::Black);
     let mut g = start.clone();
     let mut seen = ByColor::new_with(|_| 0);
@@ -57,6 +58,7 @@ fn truth(
     }
     let want = want?;
     let true_pos = g.board(board).clone();
+    let true_san = san_string(&true_pos, &want);
     let mut recorded = start.clone();
     let mut last = 0;
     for e in record
@@ -77,7 +79,7 @@ fn truth(
     let pos = recorded.board(board);
     let same = |m: &Move| same_squares(m, &want);
     if let Some(mv) = pos.legal_moves().into_iter().find(same) {
-        return Some((Some(san_string(pos, &mv)), true_pos));
+        return Some((Some(san_string(pos, &mv)), true_pos, true_san));
     }
     // A piece of open kind whose placeholder is not what it is: the move as that kind
     // (a choice that settles the kind as it enters the move), or an opponent's piece as
@@ -107,7 +109,7 @@ fn truth(
             .find(same)
             .map(|mv| san_string(p, &mv))
     });
-    Some((san, true_pos))
+    Some((san, true_pos, true_san))
 }
 
 /// Whether the kind a choice's label says a piece is (`… (f1 a knight)`) is the kind the
@@ -181,6 +183,8 @@ pub(crate) struct Clicks {
     pub(crate) missed: Vec<String>,
     /// The labels of the choices clicked, in order.
     pub(crate) clicked_labels: Vec<String>,
+    /// The record of the last game played, after its clicks.
+    pub(crate) record: Vec<(BoardId, Move)>,
 }
 
 impl Clicks {
@@ -202,7 +206,13 @@ impl Clicks {
 
     /// Each board's record against the game's moves: the first move on other squares goes
     /// to `wrong`.
-    fn judge(name: &str, moves: &[(BoardId, Move)], replayed: &Replayed, wrong: &mut Vec<String>) {
+    fn judge(
+        name: &str,
+        start: &BughouseGame,
+        moves: &[(BoardId, Move)],
+        replayed: &Replayed,
+        wrong: &mut Vec<String>,
+    ) {
         for b in BoardId::ALL {
             let got: Vec<&Move> = replayed
                 .game
@@ -213,6 +223,63 @@ impl Clicks {
                 .collect();
             let want: Vec<&Move> = moves.iter().filter(|m| m.0 == b).map(|m| &m.1).collect();
             record_against(&got, &want, &format!("{name} board {b}"), wrong);
+        }
+        Self::judge_settled(name, start, moves, replayed, wrong);
+    }
+
+    /// Each kind the record settled (a drop's or a promotion's placeholder corrected as
+    /// known: by a later move of its piece, or by a click naming it) against the game's:
+    /// a kind no longer flagged must be the true one.
+    fn judge_settled(
+        name: &str,
+        start: &BughouseGame,
+        moves: &[(BoardId, Move)],
+        replayed: &Replayed,
+        wrong: &mut Vec<String>,
+    ) {
+        // The last correction of each entry says whether its kind stands settled.
+        let mut last: Vec<((BoardId, u32, Color), CorrectionKind)> = Vec::new();
+        for d in &replayed.decisions {
+            if let Inference::Correction(c) = d {
+                let key = (c.board, c.number, c.side);
+                last.retain(|(k, _)| *k != key);
+                last.push((key, c.kind));
+            }
+        }
+        let settled = |key: (BoardId, u32, Color)| {
+            last.iter().any(|(k, kind)| {
+                *k == key
+                    && matches!(
+                        kind,
+                        CorrectionKind::KindSettled | CorrectionKind::Promotion
+                    )
+            })
+        };
+        let mut g = start.clone();
+        let mut seen = ByBoard::new_with(|_| ByColor::new_with(|_| 0u32));
+        let mut truth = Vec::new();
+        for &(b, mv) in moves {
+            let mover = g.board(b).mover(&mv);
+            seen[b][mover] += 1;
+            truth.push((b, seen[b][mover], mover, mv));
+            g.play(b, &mv, 0);
+        }
+        for e in replayed.game.record() {
+            if !settled((e.board, e.number, e.side)) {
+                continue;
+            }
+            let Some(&(_, _, _, want)) = truth
+                .iter()
+                .find(|(b, n, side, _)| (*b, *n, *side) == (e.board, e.number, e.side))
+            else {
+                continue;
+            };
+            if e.mv != want {
+                wrong.push(format!(
+                    "{name} board {} {}{:?}: settled as {:?}, the game's {want:?}",
+                    e.board, e.number, e.side, e.mv
+                ));
+            }
         }
     }
 
@@ -242,7 +309,7 @@ impl Clicks {
             })
             .count();
         let mut alone = Vec::new();
-        Self::judge(name, moves, &replayed, &mut alone);
+        Self::judge(name, start, moves, &replayed, &mut alone);
         let wrong_alone = !alone.is_empty();
         self.wrong_alone.extend(alone);
         let mut answered: Vec<(BoardId, u32, Color)> = Vec::new();
@@ -269,14 +336,14 @@ impl Clicks {
             answered.push((board, number, side));
             self.stalls += 1;
             self.choices += alert.choices.len();
-            let Some((want, true_pos)) =
+            let Some((want, true_pos, true_san)) =
                 truth(start, moves, replayed.game.record(), board, number, side)
             else {
                 continue;
             };
             let Some(want) = want else {
                 self.missed.push(format!(
-                    "{name} board {board} {number}{side:?}: not legal in the record's position ({})",
+                    "{name} board {board} {number}{side:?}: {true_san} not legal in the record's position ({})",
                     alert.detail
                 ));
                 continue;
@@ -323,11 +390,17 @@ impl Clicks {
             self.clicked += 1;
             self.clicked_labels.push(choice.label.clone());
             if !wrong_alone {
-                Self::judge(name, moves, &replayed, &mut self.wrong);
+                Self::judge(name, start, moves, &replayed, &mut self.wrong);
             }
         }
         self.whole_after += Self::whole(moves, &replayed);
         self.moves_after += replayed.game.record().len();
+        self.record = replayed
+            .game
+            .record()
+            .iter()
+            .map(|e| (e.board, e.mv))
+            .collect();
     }
 
     /// Prints the figures of `what` and asserts: no move wrong as the daemon reads the

@@ -351,7 +351,17 @@ fn settle_pending(r: &Resolution, pending: &mut [OccupancyMove]) -> bool {
     };
     if let Some(mv) = with_role(&m.mv, r.role) {
         m.mv = mv;
-        m.note = KindNote::Exact;
+        m.note = if r.open.is_empty() {
+            KindNote::Exact
+        } else if mv.is_drop() {
+            KindNote::DropUndetermined {
+                choices: r.open.clone(),
+            }
+        } else {
+            KindNote::PromotionAssumed {
+                choices: r.open.clone(),
+            }
+        };
     }
     true
 }
@@ -371,7 +381,7 @@ impl OccupancyFeed {
             return;
         };
         self.handed[i].mv = mv;
-        self.handed[i].kinds.clear();
+        self.handed[i].kinds.clone_from(&r.open);
         let ply = self.handed[..i]
             .iter()
             .filter(|h| h.board == r.board)
@@ -381,7 +391,7 @@ impl OccupancyFeed {
             board: r.board,
             ply,
             mv,
-            open: false,
+            open: !r.open.is_empty(),
         });
         events.extend(self.replay_handed(t));
         // Another placeholder may have been that kind's (two drops of a pawn and a

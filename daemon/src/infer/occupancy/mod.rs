@@ -99,6 +99,23 @@ pub struct Resolution {
     pub t: u64,
     /// The kind it was.
     pub role: Role,
+    /// Empty when the kind is settled; else the kinds it may still be, `role` the one the
+    /// record now carries as a placeholder (a piece the arbiter named that may have been
+    /// dropped as its kind or as a pawn that promoted since).
+    pub open: Vec<Role>,
+}
+
+impl Resolution {
+    /// The kind of the drop or promotion of `board` at `t` is `role`, for sure.
+    #[must_use]
+    pub fn settled(board: BoardId, t: u64, role: Role) -> Resolution {
+        Resolution {
+            board,
+            t,
+            role,
+            open: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -829,8 +846,13 @@ impl OccupancyInference {
             .partition(|a| a.sq == to);
         w.assumed = kept;
         for taken in taken.into_iter().filter(|a| a.dropped) {
-            // Its kind goes on being open in the partner's hand.
-            self.unsure[board.other()][taken.color].push(taken.choices);
+            // Its kind goes on being open in the partner's hand (a pawn's, when it may
+            // have promoted: a promoted piece goes to the hand as a pawn).
+            let mut kinds = taken.choices;
+            if taken.may_have_promoted.is_some() && !kinds.contains(&Role::Pawn) {
+                kinds.push(Role::Pawn);
+            }
+            self.unsure[board.other()][taken.color].push(kinds);
         }
         if let Some(from) = from {
             self.follow_open_kind(board, mv, from, to, t);
@@ -912,11 +934,7 @@ impl OccupancyInference {
         }
         for i in settled.into_iter().rev() {
             let a = w.assumed.remove(i);
-            self.resolved.push(Resolution {
-                board,
-                t: a.t,
-                role: a.role,
-            });
+            self.resolved.push(Resolution::settled(board, a.t, a.role));
         }
     }
 
@@ -1002,11 +1020,7 @@ impl OccupancyInference {
         if own && promoted_fits.is_empty() && fits == [role] {
             let a = self.watch[board].assumed.remove(i);
             if a.may_have_promoted.is_none() || promotable {
-                self.resolved.push(Resolution {
-                    board,
-                    t: a.t,
-                    role,
-                });
+                self.resolved.push(Resolution::settled(board, a.t, role));
             }
             return (m, note);
         }
@@ -1015,11 +1029,8 @@ impl OccupancyInference {
             // promoted piece of the kinds that make it.
             let mut a = self.watch[board].assumed.remove(i);
             if a.dropped {
-                self.resolved.push(Resolution {
-                    board,
-                    t: a.t,
-                    role: Role::Pawn,
-                });
+                self.resolved
+                    .push(Resolution::settled(board, a.t, Role::Pawn));
             }
             if promoted_fits.len() == 1 {
                 return (m, note);

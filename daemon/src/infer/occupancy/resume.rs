@@ -241,11 +241,8 @@ impl OccupancyInference {
                         assumed.into_iter().partition(|a| a.sq == from);
                     assumed = kept;
                     for a in promoted {
-                        self.resolved.push(super::Resolution {
-                            board,
-                            t: a.t,
-                            role: Role::Pawn,
-                        });
+                        self.resolved
+                            .push(super::Resolution::settled(board, a.t, Role::Pawn));
                     }
                 }
                 Move::Normal { from, to, .. } => {
@@ -450,16 +447,97 @@ impl OccupancyInference {
 
     /// The arbiter says the piece whose kind the move at `t` on `board` left open (a drop,
     /// a promotion) is a `role`: the reading takes it, and the move is corrected as a kind
-    /// settled by a later move is ([`OccupancyInference::take_resolutions`]).
+    /// settled by a later move is ([`OccupancyInference::take_resolutions`]). A kind no drop
+    /// of it may be, for a piece dropped in doubt that may be a pawn promoted on the last
+    /// rank, is what the pawn became: the drop is settled a pawn, and the promotion `role`.
     ///
     /// # Errors
     ///
     /// [`ResumeRefused`] when no piece of open kind on the board came from that move (it
     /// was settled or taken since), or `role` is not among its kinds.
     pub fn settle_kind(&mut self, board: BoardId, t: u64, role: Role) -> Result<(), ResumeRefused> {
+        let Some(i) = self.watch[board].assumed.iter().rposition(|a| a.t == t) else {
+            return self.adopt_kind(board, t, role);
+        };
+        let a = &self.watch[board].assumed[i];
+        if a.dropped && Self::promotable(a) && role != Role::Pawn && !a.choices.contains(&role) {
+            // Only a promoted pawn is that kind: it was dropped as a pawn, and the move that
+            // took it to the last rank promoted it to `role` (two corrections: the drop's
+            // kind, then the promotion's, which the drop's makes a promotion).
+            let promotion = a.may_have_promoted.unwrap_or(t);
+            self.adopt_kind(board, t, Role::Pawn)?;
+            self.resolved
+                .push(super::Resolution::settled(board, t, Role::Pawn));
+            return self.settle_kind(board, promotion, role);
+        }
         self.adopt_kind(board, t, role)?;
-        self.resolved.push(super::Resolution { board, t, role });
+        self.resolved
+            .push(super::Resolution::settled(board, t, role));
         Ok(())
+    }
+
+    /// As [`OccupancyInference::settle_kind`], said of the piece as it stands now rather
+    /// than of the move that left its kind open: the arbiter sees a rook where a piece
+    /// dropped in doubt (a rook or a pawn) went to the last rank, not whether a rook was
+    /// dropped or a pawn promoted to one. The piece is taken as that kind, and the drop
+    /// stays open between that kind and a pawn (the record's placeholder that kind).
+    ///
+    /// # Errors
+    ///
+    /// As [`OccupancyInference::settle_kind`].
+    pub fn settle_kind_now(
+        &mut self,
+        board: BoardId,
+        t: u64,
+        role: Role,
+    ) -> Result<(), ResumeRefused> {
+        let Some(i) = self.watch[board].assumed.iter().rposition(|a| a.t == t) else {
+            return self.settle_kind(board, t, role);
+        };
+        let a = &self.watch[board].assumed[i];
+        if a.dropped && Self::promotable(a) && role != Role::Pawn && a.choices.contains(&role) {
+            let a = &mut self.watch[board].assumed[i];
+            a.role = role;
+            a.choices = vec![role];
+            let sq = a.sq;
+            let pos = self.game.board_mut(board);
+            if let Some(piece) = pos.board().piece_at(sq) {
+                pos.set_piece_at(sq, crate::rules::Piece { role, ..piece });
+                pos.set_promoted(sq, false);
+            }
+            self.resolved.push(super::Resolution {
+                board,
+                t,
+                role,
+                open: vec![Role::Pawn, role],
+            });
+            return Ok(());
+        }
+        self.settle_kind(board, t, role)
+    }
+
+    /// As [`OccupancyInference::open_kinds`], the kinds each piece may be as it stands now:
+    /// a piece dropped in doubt that may be a pawn promoted on the last rank may be any
+    /// promotion piece, and of a dropped piece that promoted since only what it became is
+    /// listed.
+    #[must_use]
+    pub fn kinds_now(&self, board: BoardId) -> Vec<(Square, u64, Vec<Role>)> {
+        let assumed = &self.watch[board].assumed;
+        assumed
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !assumed[i + 1..].iter().any(|b| b.sq == a.sq))
+            .map(|(_, a)| {
+                let mut kinds = a.choices.clone();
+                if Self::promotable(a) {
+                    kinds.retain(|&r| r != Role::Pawn);
+                    kinds.extend(self.rules.promotion_pieces.iter());
+                    kinds.sort();
+                    kinds.dedup();
+                }
+                (a.sq, a.t, kinds)
+            })
+            .collect()
     }
 
     /// As [`OccupancyInference::settle_kind`], the record being corrected already (the

@@ -321,11 +321,7 @@ impl OccupancyInference {
         if kinds.len() == 1 {
             // The capture settles the piece's kind.
             trial.watch[board].assumed.remove(i);
-            trial.resolved.push(Resolution {
-                board,
-                t: a.t,
-                role,
-            });
+            trial.resolved.push(Resolution::settled(board, a.t, role));
         } else {
             if note != KindNote::Exact {
                 return None;

@@ -85,7 +85,7 @@ impl OccupancyFeed {
                 let Some((at, role)) = self.kind_named(board, sans) else {
                     return Err(ResumeRefused(format!("board {board}: {e}")));
                 };
-                self.inf.settle_kind(board, at, role)?;
+                self.inf.settle_kind_now(board, at, role)?;
                 self.hand_on_as_made(&[], t, &mut events, &mut alerts);
                 legal_sequence(self.shown.board(board).clone(), sans)
                     .map_err(|e| ResumeRefused(format!("board {board}: {e}")))?
@@ -142,11 +142,12 @@ impl OccupancyFeed {
     }
 
     /// The piece of open kind the record has on `sq` of `board`: the time of the move that
-    /// put it down, and the kinds it may be. The reading may have moved the piece on since
+    /// put it down, and the kinds it may be now (a pawn dropped in doubt that reached the
+    /// last rank: any promotion piece). The reading may have moved the piece on since
     /// (a look-alike withheld): the move of the record that put it on `sq` names it then.
     pub(super) fn open_kind_at(&self, board: BoardId, sq: Square) -> Option<(u64, Vec<Role>)> {
         self.inf
-            .open_kinds(board)
+            .kinds_now(board)
             .into_iter()
             .find(|(at, _, _)| *at == sq)
             .map(|(_, t, kinds)| (t, kinds))

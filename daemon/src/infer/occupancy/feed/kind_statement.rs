@@ -117,7 +117,7 @@ impl OccupancyFeed {
             settle.push((at, s.role));
         }
         for (at, role) in settle {
-            self.inf.settle_kind(board, at, role)?;
+            self.inf.settle_kind_now(board, at, role)?;
             self.hand_on_as_made(&[], t, events, alerts);
         }
         Ok(())

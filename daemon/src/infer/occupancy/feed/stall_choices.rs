@@ -85,7 +85,7 @@ impl OccupancyFeed {
         }
         // A piece of open kind moving as another of its kinds than its placeholder (the
         // record's placeholder cannot make the move the board shows).
-        for (sq, _, kinds) in self.inf.open_kinds(board) {
+        for (sq, _, kinds) in self.inf.kinds_now(board) {
             if pos.board().piece_at(sq).is_none_or(|p| p.color != side) {
                 continue;
             }
@@ -101,7 +101,7 @@ impl OccupancyFeed {
         // its kinds (its placeholder checks or pins what the piece it is does not), and the
         // mover's own piece's moves as a pawn (a pawn dropped in doubt, pushed or promoting:
         // a pawn's move cannot name its piece by its square).
-        for (sq, _, kinds) in self.inf.open_kinds(board) {
+        for (sq, _, kinds) in self.inf.kinds_now(board) {
             let own = pos.board().piece_at(sq).is_some_and(|p| p.color == side);
             for (as_kind, role) in as_other_kinds(pos, sq, &kinds) {
                 if own && role != Role::Pawn {
@@ -468,6 +468,119 @@ mod open_kind_tests {
             .unwrap_or_else(|e| panic!("{e}"));
         let e5 = feed.shown.board(BoardId::A).board().piece_at(sq("e5"));
         assert_eq!(e5.map(|p| p.color), Some(Color::White));
+    }
+
+    /// White drops a pawn or a rook on g7 and takes it to g8 (a pawn promoting there, or
+    /// a rook), Black's king stepping aside each time; the piece on g8 is then set straight
+    /// onto the pawn on g5 or the knight on e8 (a rook's captures, a queen's) or the pawn
+    /// on h6 (a knight's): the board stalls.
+    fn promoted_or_dropped_on_g8() -> (OccupancyFeed, crate::infer::Alert, u64) {
+        let mut feed = feed_with("4n3/8/7p/6p1/8/k7/8/4K3/PR w - - | 4k3/8/8/8/8/8/8/4K3 w - -");
+        let mut board = Board::of(&feed);
+        let alert = board.stall_after(
+            &mut feed,
+            &[
+                ("g7", true),
+                ("a3", false),
+                ("a2", true),
+                ("g7", false),
+                ("g8", true),
+                ("a2", false),
+                ("a3", true),
+                ("g8", false),
+            ],
+        );
+        assert_eq!((alert.number, alert.side), (Some(3), Some(Color::White)));
+        (feed, alert, board.t)
+    }
+
+    /// The fill of the choice labelled `label` of `alert`, entered at `t`.
+    fn click(
+        feed: &mut OccupancyFeed,
+        alert: &crate::infer::Alert,
+        label: &str,
+        t: u64,
+    ) -> Vec<Handed> {
+        let choice = alert
+            .choices
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| panic!("{label} among {:?}", alert.choices));
+        let (b, moves, first) = fill_of(choice);
+        feed.fill(b, &moves, first, t)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .0
+    }
+
+    #[test]
+    fn a_piece_that_only_a_promotion_makes_is_one_click_settling_the_drop_a_pawn() {
+        // The piece on g8 takes on h6: a knight, which only the pawn, promoting, could
+        // have become (the drop's own kinds are a pawn and a rook). It is offered, and the
+        // click settles the drop a pawn and the promotion a knight.
+        let (mut feed, alert, t) = promoted_or_dropped_on_g8();
+        let handed = click(&mut feed, &alert, "3. Nxh6 (g8 a knight)", t + 20_000);
+        assert!(
+            handed.iter().any(|h| matches!(
+                h,
+                Handed::Settled { ply: 0, mv: Move::Drop { piece, .. }, open: false, .. }
+                    if piece.role == Role::Pawn
+            )),
+            "{handed:?}"
+        );
+        assert!(
+            handed.iter().any(|h| matches!(
+                h,
+                Handed::Settled {
+                    ply: 2,
+                    mv: Move::Normal {
+                        promotion: Some(Role::Knight),
+                        ..
+                    },
+                    open: false,
+                    ..
+                }
+            )),
+            "{handed:?}"
+        );
+        let shown = feed.shown.board(BoardId::A).board();
+        assert_eq!(
+            shown.piece_at(sq("h6")).map(|p| (p.color, p.role)),
+            Some((Color::White, Role::Knight))
+        );
+        assert!(
+            feed.handed.iter().all(|h| h.kinds.is_empty()),
+            "all settled"
+        );
+    }
+
+    #[test]
+    fn a_piece_dropped_as_its_kind_or_promoted_to_it_is_settled_now_and_its_drop_left_open() {
+        // The arbiter sees a rook take on g5: it was dropped a rook, or a pawn that became
+        // one on g8; he cannot tell which, nor can the daemon. The click settles what the
+        // piece is, and the drop stays flagged (a rook or a pawn), never settled a rook.
+        let (mut feed, alert, t) = promoted_or_dropped_on_g8();
+        let handed = click(&mut feed, &alert, "3. Rxg5 (g8 a rook)", t + 20_000);
+        assert!(
+            !handed.iter().any(|h| matches!(
+                h,
+                Handed::Settled {
+                    ply: 0,
+                    open: false,
+                    ..
+                }
+            )),
+            "the drop settled: {handed:?}"
+        );
+        let drop = &feed.handed[0];
+        assert!(drop.mv.is_drop(), "{drop:?}");
+        let mut kinds = drop.kinds.clone();
+        kinds.sort();
+        assert_eq!(kinds, [Role::Pawn, Role::Rook], "{drop:?}");
+        let shown = feed.shown.board(BoardId::A).board();
+        assert_eq!(
+            shown.piece_at(sq("g5")).map(|p| (p.color, p.role)),
+            Some((Color::White, Role::Rook))
+        );
     }
 
     #[test]
