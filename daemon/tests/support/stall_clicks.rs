@@ -185,6 +185,19 @@ pub(crate) struct Clicks {
     pub(crate) clicked_labels: Vec<String>,
     /// The record of the last game played, after its clicks.
     pub(crate) record: Vec<(BoardId, Move)>,
+    /// `illegal-move` alerts said of the games (all legal) as read alone, and after the
+    /// clicks: drops recorded before the partner board's captures that supplied them.
+    pub(crate) illegal_alone: usize,
+    pub(crate) illegal_after: usize,
+}
+
+/// The `illegal-move` alerts among a replay's decisions.
+fn illegal_alerts(replayed: &Replayed) -> usize {
+    replayed
+        .decisions
+        .iter()
+        .filter(|d| matches!(d, Inference::Alert(a) if a.code == AlertCode::IllegalMove))
+        .count()
 }
 
 impl Clicks {
@@ -300,6 +313,7 @@ impl Clicks {
         self.boards += 2;
         self.whole_before += Self::whole(moves, &replayed);
         self.moves_before += replayed.game.record().len();
+        self.illegal_alone += illegal_alerts(&replayed);
         self.said_again += replayed
             .decisions
             .iter()
@@ -395,6 +409,7 @@ impl Clicks {
         }
         self.whole_after += Self::whole(moves, &replayed);
         self.moves_after += replayed.game.record().len();
+        self.illegal_after += illegal_alerts(&replayed);
         self.record = replayed
             .game
             .record()
@@ -420,6 +435,10 @@ impl Clicks {
             self.choices,
             self.clicked,
             self.said_again
+        );
+        println!(
+            "{what}: {} illegal-move alerts alone, {} after the clicks (the games are legal)",
+            self.illegal_alone, self.illegal_after
         );
         for m in self.missed.iter().take(20) {
             println!("missed: {m}");
