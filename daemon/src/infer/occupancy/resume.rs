@@ -447,29 +447,13 @@ impl OccupancyInference {
 
     /// The arbiter says the piece whose kind the move at `t` on `board` left open (a drop,
     /// a promotion) is a `role`: the reading takes it, and the move is corrected as a kind
-    /// settled by a later move is ([`OccupancyInference::take_resolutions`]). A kind no drop
-    /// of it may be, for a piece dropped in doubt that may be a pawn promoted on the last
-    /// rank, is what the pawn became: the drop is settled a pawn, and the promotion `role`.
+    /// settled by a later move is ([`OccupancyInference::take_resolutions`]).
     ///
     /// # Errors
     ///
     /// [`ResumeRefused`] when no piece of open kind on the board came from that move (it
     /// was settled or taken since), or `role` is not among its kinds.
     pub fn settle_kind(&mut self, board: BoardId, t: u64, role: Role) -> Result<(), ResumeRefused> {
-        let Some(i) = self.watch[board].assumed.iter().rposition(|a| a.t == t) else {
-            return self.adopt_kind(board, t, role);
-        };
-        let a = &self.watch[board].assumed[i];
-        if a.dropped && Self::promotable(a) && role != Role::Pawn && !a.choices.contains(&role) {
-            // Only a promoted pawn is that kind: it was dropped as a pawn, and the move that
-            // took it to the last rank promoted it to `role` (two corrections: the drop's
-            // kind, then the promotion's, which the drop's makes a promotion).
-            let promotion = a.may_have_promoted.unwrap_or(t);
-            self.adopt_kind(board, t, Role::Pawn)?;
-            self.resolved
-                .push(super::Resolution::settled(board, t, Role::Pawn));
-            return self.settle_kind(board, promotion, role);
-        }
         self.adopt_kind(board, t, role)?;
         self.resolved
             .push(super::Resolution::settled(board, t, role));
@@ -480,7 +464,9 @@ impl OccupancyInference {
     /// than of the move that left its kind open: the arbiter sees a rook where a piece
     /// dropped in doubt (a rook or a pawn) went to the last rank, not whether a rook was
     /// dropped or a pawn promoted to one. The piece is taken as that kind, and the drop
-    /// stays open between that kind and a pawn (the record's placeholder that kind).
+    /// stays open between that kind and a pawn (the record's placeholder that kind). A kind
+    /// the drop may not be, as the reading has it, is what the pawn became: the drop is
+    /// settled a pawn, and the promotion that kind.
     ///
     /// # Errors
     ///
@@ -495,7 +481,20 @@ impl OccupancyInference {
             return self.settle_kind(board, t, role);
         };
         let a = &self.watch[board].assumed[i];
-        if a.dropped && Self::promotable(a) && role != Role::Pawn && a.choices.contains(&role) {
+        if a.dropped && Self::promotable(a) && role != Role::Pawn && !a.choices.contains(&role) {
+            // As the reading has it, only a promoted pawn is that kind: it was dropped as a
+            // pawn, and the move that took it to the last rank promoted it to `role` (two
+            // corrections: the drop's kind, then the promotion's, which the drop's makes a
+            // promotion). Said of the drop itself (`settle_kind`), the arbiter's kind is
+            // the drop's: the reading's may be wrong.
+            let promotion = a.may_have_promoted.unwrap_or(t);
+            self.adopt_kind(board, t, Role::Pawn)?;
+            self.resolved
+                .push(super::Resolution::settled(board, t, Role::Pawn));
+            return self.settle_kind(board, promotion, role);
+        }
+        if a.dropped && Self::promotable(a) && role != Role::Pawn {
+            // Dropped as that kind, or a pawn that became it.
             let a = &mut self.watch[board].assumed[i];
             a.role = role;
             a.choices = vec![role];
