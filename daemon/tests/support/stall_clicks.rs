@@ -11,7 +11,7 @@ use bugbridge::cli::replay::Replayed;
 use bugbridge::infer::{AlertCode, CorrectionKind, Inference};
 use bugbridge::rules::notation::san_string;
 use bugbridge::rules::{
-    BoardId, BughouseGame, ByBoard, ByColor, Color, Move, Piece, Position, RulesetName, Square,
+    BoardId, BughouseGame, ByColor, Color, Move, Piece, Position, RulesetName, Square,
 };
 
 use crate::occupancy_judge::{record_against, same_squares};
@@ -218,14 +218,9 @@ impl Clicks {
     }
 
     /// Each board's record against the game's moves: the first move on other squares goes
-    /// to `wrong`.
-    fn judge(
-        name: &str,
-        start: &BughouseGame,
-        moves: &[(BoardId, Move)],
-        replayed: &Replayed,
-        wrong: &mut Vec<String>,
-    ) {
+    /// to `wrong`, and so does a kind the record settled that is not the game's (see
+    /// [`Clicks::settled_kinds_wrong`]).
+    fn judge(name: &str, moves: &[(BoardId, Move)], replayed: &Replayed, wrong: &mut Vec<String>) {
         for b in BoardId::ALL {
             let got: Vec<&Move> = replayed
                 .game
@@ -237,15 +232,15 @@ impl Clicks {
             let want: Vec<&Move> = moves.iter().filter(|m| m.0 == b).map(|m| &m.1).collect();
             record_against(&got, &want, &format!("{name} board {b}"), wrong);
         }
-        Self::judge_settled(name, start, moves, replayed, wrong);
+        Self::settled_kinds_wrong(name, moves, replayed, wrong);
     }
 
     /// Each kind the record settled (a drop's or a promotion's placeholder corrected as
-    /// known: by a later move of its piece, or by a click naming it) against the game's:
-    /// a kind no longer flagged must be the true one.
-    fn judge_settled(
+    /// known: by a later move of its piece, or by a click naming it) against the game's
+    /// move it stands for (the board's moves in order: their squares are judged above): a
+    /// kind no longer flagged must be the true one.
+    fn settled_kinds_wrong(
         name: &str,
-        start: &BughouseGame,
         moves: &[(BoardId, Move)],
         replayed: &Replayed,
         wrong: &mut Vec<String>,
@@ -268,30 +263,16 @@ impl Clicks {
                     )
             })
         };
-        let mut g = start.clone();
-        let mut seen = ByBoard::new_with(|_| ByColor::new_with(|_| 0u32));
-        let mut truth = Vec::new();
-        for &(b, mv) in moves {
-            let mover = g.board(b).mover(&mv);
-            seen[b][mover] += 1;
-            truth.push((b, seen[b][mover], mover, mv));
-            g.play(b, &mv, 0);
-        }
-        for e in replayed.game.record() {
-            if !settled((e.board, e.number, e.side)) {
-                continue;
-            }
-            let Some(&(_, _, _, want)) = truth
-                .iter()
-                .find(|(b, n, side, _)| (*b, *n, *side) == (e.board, e.number, e.side))
-            else {
-                continue;
-            };
-            if e.mv != want {
-                wrong.push(format!(
-                    "{name} board {} {}{:?}: settled as {:?}, the game's {want:?}",
-                    e.board, e.number, e.side, e.mv
-                ));
+        for b in BoardId::ALL {
+            let game = moves.iter().filter(|m| m.0 == b).map(|m| m.1);
+            let record = replayed.game.record().iter().filter(|e| e.board == b);
+            for (e, want) in record.zip(game) {
+                if settled((e.board, e.number, e.side)) && e.mv != want {
+                    wrong.push(format!(
+                        "{name} board {b} {}{:?}: settled as {:?}, the game's {want:?}",
+                        e.number, e.side, e.mv
+                    ));
+                }
             }
         }
     }
@@ -323,7 +304,7 @@ impl Clicks {
             })
             .count();
         let mut alone = Vec::new();
-        Self::judge(name, start, moves, &replayed, &mut alone);
+        Self::judge(name, moves, &replayed, &mut alone);
         let wrong_alone = !alone.is_empty();
         self.wrong_alone.extend(alone);
         let mut answered: Vec<(BoardId, u32, Color)> = Vec::new();
@@ -404,7 +385,7 @@ impl Clicks {
             self.clicked += 1;
             self.clicked_labels.push(choice.label.clone());
             if !wrong_alone {
-                Self::judge(name, start, moves, &replayed, &mut self.wrong);
+                Self::judge(name, moves, &replayed, &mut self.wrong);
             }
         }
         self.whole_after += Self::whole(moves, &replayed);

@@ -481,7 +481,10 @@ impl OccupancyInference {
             return self.settle_kind(board, t, role);
         };
         let a = &self.watch[board].assumed[i];
-        if a.dropped && Self::promotable(a) && role != Role::Pawn && !a.choices.contains(&role) {
+        if !(a.dropped && Self::promotable(a) && role != Role::Pawn) {
+            return self.settle_kind(board, t, role);
+        }
+        if !a.choices.contains(&role) {
             // As the reading has it, only a promoted pawn is that kind: it was dropped as a
             // pawn, and the move that took it to the last rank promoted it to `role` (two
             // corrections: the drop's kind, then the promotion's, which the drop's makes a
@@ -493,26 +496,23 @@ impl OccupancyInference {
                 .push(super::Resolution::settled(board, t, Role::Pawn));
             return self.settle_kind(board, promotion, role);
         }
-        if a.dropped && Self::promotable(a) && role != Role::Pawn {
-            // Dropped as that kind, or a pawn that became it.
-            let a = &mut self.watch[board].assumed[i];
-            a.role = role;
-            a.choices = vec![role];
-            let sq = a.sq;
-            let pos = self.game.board_mut(board);
-            if let Some(piece) = pos.board().piece_at(sq) {
-                pos.set_piece_at(sq, crate::rules::Piece { role, ..piece });
-                pos.set_promoted(sq, false);
-            }
-            self.resolved.push(super::Resolution {
-                board,
-                t,
-                role,
-                open: vec![Role::Pawn, role],
-            });
-            return Ok(());
+        // Dropped as that kind, or a pawn that became it.
+        let a = &mut self.watch[board].assumed[i];
+        a.role = role;
+        a.choices = vec![role];
+        let sq = a.sq;
+        let pos = self.game.board_mut(board);
+        if let Some(piece) = pos.board().piece_at(sq) {
+            pos.set_piece_at(sq, crate::rules::Piece { role, ..piece });
+            pos.set_promoted(sq, false);
         }
-        self.settle_kind(board, t, role)
+        self.resolved.push(super::Resolution {
+            board,
+            t,
+            role,
+            open: vec![Role::Pawn, role],
+        });
+        Ok(())
     }
 
     /// As [`OccupancyInference::open_kinds`], the kinds each piece may be as it stands now:

@@ -14,9 +14,10 @@
 //! trying its kinds, its current one first) for the assignment that leaves the fewest
 //! moves illegal, fewer than now; each placeholder alone changed is tried first, so that
 //! one far back in a long game is found within the search's budget. Kinds hang together
-//! across the boards: a drop's kind decides what its captor's partner may drop. The record's entries whose placeholder
-//! changed are corrected (their kinds stay flagged as undetermined), before the move.
-//! The same is done when a kind is settled or entered by the arbiter.
+//! across the boards: a drop's kind decides what its captor's partner may drop. The
+//! record's entries whose placeholder changed are corrected (their kinds stay flagged as
+//! undetermined), before the move. The same is done when a kind is settled or entered by
+//! the arbiter.
 
 use crate::rules::{BoardId, BughouseGame, Color, Move, Position, Role};
 
