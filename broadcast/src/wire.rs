@@ -141,8 +141,9 @@ pub struct Event {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// How a move was recognised, when not plainly: `reconstructed` (worked out after a
-    /// lost connection), `ambiguous`, `time-estimated`, `pending-on-gap`, `grab-pending`,
-    /// `promotion-not-shown`, `no-clock`, `late-put`, `premature`.
+    /// lost connection), `ambiguous`, `time-estimated`, `pending-on-gap`,
+    /// `pending-on-unread`, `grab-pending`, `promotion-not-shown`, `no-clock`, `late-put`,
+    /// `premature`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
     /// The id of the operator action an `action` event confirms.

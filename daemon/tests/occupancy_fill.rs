@@ -8,101 +8,30 @@
 //! `Nxd5 P@c3`; the board's readings since are read again (Nf3), and Black's next move
 //! (e5) is taken as any.
 
+#[path = "support/sentio_journal.rs"]
+mod sentio_journal;
+
 use bugbridge::cli::replay::replay_text;
 use bugbridge::infer::{AlertCode, Inference};
-use bugbridge::rules::{BoardId, BughouseGame, ByBoard, Color, Ruleset, Square};
-use bugbridge::sensor::wire_board_id;
-use bugbridge_drivers::trace::{Occupancy, TraceEvent, TraceLine, line_to_string};
+use bugbridge::rules::{BoardId, Color};
+use sentio_journal::{A_STALLS, Change, FILL_AT, assert_a_taken_up, journal, sans};
 
-/// Square changes, in time order: (t, board, square, occupied after).
-const PLAY: [(u64, BoardId, &str, bool); 24] = [
-    // B: 1. e4 d5 2. exd5 (the pawn goes to Black on A).
-    (1_000, BoardId::B, "e2", false),
-    (1_300, BoardId::B, "e4", true),
-    (2_000, BoardId::B, "d7", false),
-    (2_300, BoardId::B, "d5", true),
-    (3_000, BoardId::B, "d5", false),
-    (3_200, BoardId::B, "e4", false),
-    (3_400, BoardId::B, "d5", true),
-    // A: 1. Nc3 d5
-    (4_000, BoardId::A, "b1", false),
-    (4_300, BoardId::A, "c3", true),
-    (5_000, BoardId::A, "d7", false),
-    (5_300, BoardId::A, "d5", true),
-    // A: 2. Nxd5 (victim first) P@c3: the board is back as it was.
-    (7_000, BoardId::A, "d5", false),
-    (7_200, BoardId::A, "c3", false),
-    (7_400, BoardId::A, "d5", true),
-    (8_000, BoardId::A, "c3", true),
-    // A: 3. Nf3, while the arbiter walks over.
-    (10_000, BoardId::A, "g1", false),
-    (10_300, BoardId::A, "f3", true),
-    // B goes on: 2... Qxd5 (victim first).
-    (11_000, BoardId::B, "d5", false),
-    (11_200, BoardId::B, "d8", false),
-    (11_400, BoardId::B, "d5", true),
-    // The arbiter's entry comes at 25 s (below); A: 3... e5 after it.
+/// After A stalled: the arbiter's entry comes at 25 s; A: 3... e5 after it, and B: 3. Nc3.
+const AFTER: [Change; 4] = [
     (30_000, BoardId::A, "e7", false),
     (30_300, BoardId::A, "e5", true),
-    // B: 3. Nc3
     (31_000, BoardId::B, "b1", false),
     (31_300, BoardId::B, "c3", true),
 ];
 
-const FILL_AT: u64 = 25_000;
-
 fn trace() -> String {
-    let start = BughouseGame::new(Ruleset::default());
-    let mut occ: ByBoard<u64> = ByBoard::new_with(|b| start.board(b).board().occupied().0);
-    let mut lines = Vec::new();
-    let occupancy = |t: u64, board: BoardId, occ: u64| TraceLine {
-        t,
-        event: TraceEvent::Occupancy {
-            board: wire_board_id(board),
-            occupied: Occupancy(occ),
-        },
-    };
-    for b in BoardId::ALL {
-        lines.push(line_to_string(&occupancy(0, b, occ[b])));
-    }
-    let mut filled = false;
-    for (t, board, sq, on) in PLAY {
-        if t > FILL_AT && !filled {
-            filled = true;
-            lines.push(format!(
-                r#"{{"t":{FILL_AT},"ev":"operator","board":"A","action":"fill","moves":["Nxd5","P@c3"]}}"#
-            ));
-        }
-        let bit = 1u64 << sq.parse::<Square>().expect("square").index();
-        occ[board] = if on {
-            occ[board] | bit
-        } else {
-            occ[board] & !bit
-        };
-        lines.push(line_to_string(&occupancy(t, board, occ[board])));
-    }
-    lines.join("\n") + "\n"
-}
-
-fn sans(replayed: &bugbridge::cli::replay::Replayed, board: BoardId) -> Vec<String> {
-    replayed
-        .game
-        .record()
-        .iter()
-        .filter(|e| e.board == board)
-        .map(|e| e.san.clone())
-        .collect()
+    journal(A_STALLS.into_iter().chain(AFTER), true)
 }
 
 #[test]
 fn the_arbiters_fill_takes_a_stalled_sentio_board_up_again_in_the_record() {
     let replayed = replay_text(&trace(), None).expect("the trace replays");
-    assert_eq!(
-        sans(&replayed, BoardId::A),
-        ["Nc3", "d5", "Nxd5", "P@c3", "Nf3", "e5"],
-        "{:#?}",
-        replayed.decisions
-    );
+    assert_a_taken_up(&replayed);
     assert_eq!(
         sans(&replayed, BoardId::B),
         ["e4", "d5", "exd5", "Qxd5", "Nc3"]

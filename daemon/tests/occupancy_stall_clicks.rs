@@ -52,6 +52,15 @@ fn one_click_on_the_true_reading_of_a_stalled_board_takes_it_up_again() {
         clicks.play(&format!("random {seed}"), &g.start, &moves, trace, None);
     }
     clicks.check("random, noisy");
+    // The games are legal: a drop read before the capture on a stalled board that supplied
+    // it waits for that board's moves (`infer/unread.rs`) instead of an `illegal-move`
+    // alert (before: 819 alerts over 300 games read alone, 18 since).
+    assert!(
+        clicks.illegal_alone * 20 <= clicks.boards,
+        "{} illegal-move alerts over {} boards read alone",
+        clicks.illegal_alone,
+        clicks.boards
+    );
     assert!(
         clicks.offered * 2 >= clicks.stalls,
         "{} of {} stall alerts offered the board's next move",

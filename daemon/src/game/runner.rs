@@ -372,12 +372,22 @@ impl Match {
         alerts: Vec<Inference>,
         wall_ms: u64,
     ) -> Vec<Inference> {
+        self.sync_unread(t);
         let mut out = self.hand_over(&events, wall_ms);
         // Timers that ran out between the move and now.
         out.extend(self.tick(t));
         self.absorb(&alerts);
         out.extend(alerts);
         out
+    }
+
+    /// Tells the piece inference which occupancy-only boards are not read now (`t`): the
+    /// partner's drops meanwhile wait for their moves (see `infer/unread.rs`).
+    fn sync_unread(&mut self, t: u64) {
+        let at = t.max(self.occupancy.handed_until());
+        for b in BoardId::ALL {
+            self.inferrer.set_unread(b, self.occupancy.unread(b), at);
+        }
     }
 
     /// Feeds what the occupancy feed handed on to the piece inference.
@@ -411,6 +421,7 @@ impl Match {
         self.ticked = self.ticked.max(t);
         // An occupancy-only board's piece held still long enough is a move now.
         let (events, alerts) = self.occupancy.tick(t);
+        self.sync_unread(t);
         let mut out = self.hand_over(&events, t);
         let ticked = self.inferrer.tick(t);
         self.absorb(&ticked);

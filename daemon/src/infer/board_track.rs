@@ -98,6 +98,13 @@ pub(crate) struct Track {
     /// Kinds an occupancy-only board settled for moves still queued behind a deferred
     /// drop (see [`super::Inferrer::settle_kind`]): applied once the queue is drained.
     pub(crate) settles: Vec<PendingSettle>,
+    /// An occupancy-only board whose moves are not read now (stalled, or showing what no
+    /// move explains): a capture it made meanwhile may supply the partner board's drops.
+    pub(crate) unread: bool,
+    /// When its moves were read again, those the arbiter entered included (the time of
+    /// the last one handed on): the partner board's drops pending on it are judged once
+    /// they are final.
+    pub(crate) read_again_at: u64,
     /// Whether the board's clock reports (configured with one, and not lost since).
     pub(crate) clock_live: bool,
     /// Clockless: the last move seen complete, not final yet.
@@ -159,6 +166,8 @@ impl Track {
             deferred: None,
             queue: Vec::new(),
             settles: Vec::new(),
+            unread: false,
+            read_again_at: 0,
             clock_live: clock,
             provisional: None,
             revisable: None,

@@ -49,6 +49,13 @@ impl Inferrer {
                 return;
             }
             Legality::Illegal(IllegalReason::DropNotInHand)
+                if self.unread(board.other(), d.deadline) =>
+            {
+                self.commit_pending_on_unread(board, d.exp, d.done, out);
+                self.drain_queue(board, out);
+                return;
+            }
+            Legality::Illegal(IllegalReason::DropNotInHand)
                 if matches!(d.exp.mv, Move::Drop { piece, .. }
                     if self.switch_gap_for_drop(d.done.t, board, piece, out)) =>
             {

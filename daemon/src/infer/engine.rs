@@ -209,6 +209,7 @@ impl Inferrer {
 
     fn run_timers(&mut self, t: u64, out: &mut Vec<Inference>) {
         self.expire_grabs(t, out);
+        self.expire_unread(t, out);
         for board in BoardId::ALL {
             // Draining the events that queued behind a drop may defer the next drop, whose
             // wait may be over already (its events were held that long): each in turn.
@@ -624,12 +625,24 @@ impl Inferrer {
     pub(crate) fn commit_pending_on_gap(
         &mut self,
         board: BoardId,
-        mut exp: Explanation,
+        exp: Explanation,
         mut done: Completion,
         out: &mut Vec<Inference>,
     ) {
-        exp.legality = Legality::Illegal(IllegalReason::PrematureDrop);
         done.flags.gap_pending = true;
+        self.commit_owing(board, exp, done, out);
+    }
+
+    /// Commits a drop of a piece not in hand as owing it (the capture that hands its seat
+    /// that kind settles the debt), without an alert: `done`'s flags say what it waits for.
+    pub(crate) fn commit_owing(
+        &mut self,
+        board: BoardId,
+        mut exp: Explanation,
+        done: Completion,
+        out: &mut Vec<Inference>,
+    ) {
+        exp.legality = Legality::Illegal(IllegalReason::PrematureDrop);
         self.commit(board, exp, done, out);
     }
 
@@ -726,6 +739,7 @@ impl Inferrer {
         });
         if let Legality::Illegal(reason) = entry.legality
             && !entry.flags.gap_pending
+            && !entry.flags.unread_pending
         {
             out.push(Inference::Alert(Alert {
                 t,
@@ -766,6 +780,9 @@ impl Inferrer {
         self.check_discrepancy(board, t, residual, out);
         self.audit(t, Some(board), out);
         self.after_handoff(out);
+        if entry.handoff.is_some() {
+            self.supply_unread(t, out);
+        }
         let partner = board.other();
         if entry.handoff.is_some() && self.clockless(partner) {
             // The piece may be what the partner's board was waiting for (a drop made
@@ -800,23 +817,7 @@ impl Inferrer {
 
     /// Plays a record entry into the game (with the debts of premature drops).
     pub(crate) fn apply(&mut self, entry: &RecordEntry) -> (Option<GameEnd>, Option<Role>) {
-        let board = entry.board;
-        let outcome = self
-            .game
-            .play_classified(board, &entry.mv, entry.legality, entry.t);
-        if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop)
-            && let crate::rules::Move::Drop { piece, .. } = entry.mv
-        {
-            let d = &mut self.debts[board][piece.color][piece.role.index()];
-            *d = d.saturating_add(1);
-        }
-        if let Some((seat, role)) = outcome.handoff {
-            let d = &mut self.debts[seat.board][seat.color][role.index()];
-            if *d > 0 {
-                *d -= 1;
-                self.game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
-            }
-        }
+        let outcome = play_entry(&mut self.game, &mut self.debts, entry);
         self.apply_grab(entry);
         (outcome.end, outcome.handoff.map(|(_, role)| role))
     }
@@ -899,4 +900,29 @@ impl Inferrer {
     pub fn result(&self) -> MatchResult {
         self.game.result()
     }
+}
+
+/// Plays a record entry into `game`: a premature drop owes its piece (`debts`), which the
+/// next capture handing that kind to its seat settles.
+pub(crate) fn play_entry(
+    game: &mut BughouseGame,
+    debts: &mut ByBoard<ByColor<[u8; 6]>>,
+    entry: &RecordEntry,
+) -> crate::rules::MoveOutcome {
+    let board = entry.board;
+    let outcome = game.play_classified(board, &entry.mv, entry.legality, entry.t);
+    if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop)
+        && let crate::rules::Move::Drop { piece, .. } = entry.mv
+    {
+        let d = &mut debts[board][piece.color][piece.role.index()];
+        *d = d.saturating_add(1);
+    }
+    if let Some((seat, role)) = outcome.handoff {
+        let d = &mut debts[seat.board][seat.color][role.index()];
+        if *d > 0 {
+            *d -= 1;
+            game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
+        }
+    }
+    outcome
 }

@@ -76,6 +76,7 @@ mod operator;
 mod promotion;
 mod settle;
 mod unknown_tag;
+mod unread;
 
 pub use config::InferConfig;
 pub use engine::Inferrer;

@@ -26,6 +26,11 @@ pub struct MoveFlags {
     /// A drop of a piece not yet in hand while the other board was silent: held pending
     /// on that board's gap (settled when it is bridged).
     pub gap_pending: bool,
+    /// A drop of a piece not yet in hand while the other board's moves were not read (an
+    /// occupancy-only board stalled, or showing what no move explains): held pending on
+    /// them, without an alert. Once they are read, a capture among them that supplies it
+    /// puts it after that capture, legal; else it is alerted as premature.
+    pub unread_pending: bool,
     /// A Koedem grab promotion whose grabbed piece was not seen leaving the other board
     /// while that board's link was down: it waits for that board's gap (no alert yet).
     pub grab_pending: bool,
@@ -134,6 +139,7 @@ impl MoveFlags {
             (self.gap_ambiguous, "ambiguous"),
             (self.time_estimated, "time-estimated"),
             (self.gap_pending, "pending-on-gap"),
+            (self.unread_pending, "pending-on-unread"),
             (self.grab_pending, "grab-pending"),
             (self.promotion_not_shown, "promotion-not-shown"),
             (self.no_clock, "no-clock"),
@@ -186,6 +192,29 @@ pub struct AlertChoice {
 }
 
 impl Alert {
+    /// The `premature-drop` of record entry `e` (a drop held pending on the other board),
+    /// said at `t`: `why` says what did not supply its piece.
+    #[must_use]
+    pub fn premature_drop(t: u64, e: &RecordEntry, why: &str) -> Alert {
+        Alert {
+            t,
+            board: Some(e.board),
+            code: AlertCode::IllegalMove,
+            reason: Some(IllegalReason::PrematureDrop),
+            number: Some(e.number),
+            side: Some(e.side),
+            san: Some(e.san.clone()),
+            detail: format!(
+                "board {}: {}{} {} dropped a piece that {why} (premature-drop)",
+                e.board,
+                e.number,
+                if e.side == Color::White { "." } else { "..." },
+                e.san
+            ),
+            choices: Vec::new(),
+        }
+    }
+
     /// An alert about `board` that names no move.
     #[must_use]
     pub fn about_board(t: u64, board: BoardId, code: AlertCode, detail: String) -> Alert {
@@ -222,6 +251,10 @@ pub enum CorrectionKind {
     /// An occupancy-only board's drop recorded with a placeholder kind was another kind,
     /// as a later move of the piece showed (it moved as only that kind can).
     KindSettled,
+    /// A drop recorded pending on the other board's moves not read yet (an occupancy-only
+    /// board taken up again by the arbiter) now follows the capture among them that
+    /// supplied it, legal: the record's order of the two boards' moves changed.
+    Supplied,
     /// An occupancy-only board's drop or promotion recorded with a placeholder kind now
     /// carries another of the kinds it may be: the game as recorded had become illegal
     /// with the first (its piece moved as that kind cannot). Still undetermined.

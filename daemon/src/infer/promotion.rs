@@ -9,7 +9,7 @@
 use std::str::FromStr;
 
 use crate::rules::notation::{San, san_string};
-use crate::rules::{BoardId, Color, Move, Role, Square};
+use crate::rules::{BoardId, Color, IllegalReason, Legality, Move, Role, Square};
 
 use super::Inferrer;
 use super::board_track::PendingSettle;
@@ -199,6 +199,9 @@ impl Inferrer {
                 e.mv = pos.normalize(&mv);
                 e.san = san_string(pos, &e.mv);
                 e.legality = pos.classify(&e.mv);
+                if e.flags.unread_pending {
+                    owe_if_not_in_hand(&mut e);
+                }
                 new_san = e.san.clone();
             } else if i > index && e.board == old.board {
                 // A later move's capture is what the corrected board has on its square
@@ -235,6 +238,8 @@ impl Inferrer {
                 new_san
             ),
         }));
+        // A pending drop given another kind may now follow a capture that supplies it.
+        self.supply_unread(t, out);
     }
 
     fn find_entry(&self, board: BoardId, number: u32, side: Color) -> Option<usize> {
@@ -290,5 +295,17 @@ impl Inferrer {
         if mv != self.record[index].mv {
             self.replace_entry(t, index, mv, CorrectionKind::Replace, out);
         }
+    }
+}
+
+/// A drop pending on the other board's moves not read yet, given another kind: still short
+/// of its piece where the record has it, it goes on owing it, pending (see `unread.rs`);
+/// no longer short of it, it waits no more.
+fn owe_if_not_in_hand(e: &mut super::output::RecordEntry) {
+    if e.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
+        e.legality = Legality::Illegal(IllegalReason::PrematureDrop);
+        e.flags.unread_pending = true;
+    } else if e.legality != Legality::Illegal(IllegalReason::PrematureDrop) {
+        e.flags.unread_pending = false;
     }
 }

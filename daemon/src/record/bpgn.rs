@@ -42,7 +42,10 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
     }
     let mut notes = Vec::new();
     let illegal;
-    if let Legality::Illegal(reason) = e.legality {
+    if let Legality::Illegal(reason) = e.legality
+        && !e.flags.unread_pending
+    {
+        // A drop pending on the other board's moves is not alerted (not known illegal).
         illegal = format!("illegal: {}; arbiter alerted", reason.code());
         notes.push(illegal.as_str());
     }
@@ -60,6 +63,9 @@ fn notes(e: &RecordEntry) -> Vec<Annotation> {
     }
     if e.flags.gap_pending {
         notes.push("drop pending on the other board's lost connection");
+    }
+    if e.flags.unread_pending {
+        notes.push("drop pending on the other board's moves not read yet");
     }
     if e.flags.grab_pending {
         notes.push("grab pending on the other board's lost connection");

@@ -992,23 +992,11 @@ impl Inferrer {
             }
             e.flags.gap_pending = false;
             e.flags.premature = true;
-            out.push(Inference::Alert(Alert {
-                t: e.t,
-                board: Some(e.board),
-                code: AlertCode::IllegalMove,
-                reason: Some(IllegalReason::PrematureDrop),
-                number: Some(e.number),
-                side: Some(e.side),
-                san: Some(e.san.clone()),
-                detail: format!(
-                    "board {}: {}{} {} dropped a piece that the other board's gap did not supply (premature-drop)",
-                    e.board,
-                    e.number,
-                    if e.side == Color::White { "." } else { "..." },
-                    e.san
-                ),
-                choices: Vec::new(),
-            }));
+            out.push(Inference::Alert(Alert::premature_drop(
+                e.t,
+                e,
+                "the other board's gap did not supply",
+            )));
         }
     }
 }

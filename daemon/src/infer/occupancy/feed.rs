@@ -253,6 +253,20 @@ impl OccupancyFeed {
         (events, alerts)
     }
 
+    /// Whether `board` is read by occupancy and its moves are not read now: it stalled,
+    /// shows what no move explains, or holds back a look-alike move. A capture it made
+    /// meanwhile may supply the partner board's drops (see [`crate::infer::Inferrer::set_unread`]).
+    #[must_use]
+    pub fn unread(&self, board: BoardId) -> bool {
+        self.started[board] && self.inf.needs_arbiter(board)
+    }
+
+    /// The time of the last event handed on (ms).
+    #[must_use]
+    pub const fn handed_until(&self) -> u64 {
+        self.last_t
+    }
+
     /// Hands on `moves` the inference decided: the snapshots before each are read no more.
     fn hand_on(
         &mut self,

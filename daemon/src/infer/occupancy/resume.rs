@@ -13,7 +13,7 @@
 //! The snapshots are kept from the last move handed on ([`SnapshotLog`]), at most
 //! [`HISTORY_MAX`] a board.
 
-use crate::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Role, Square};
+use crate::rules::{Bitboard, BoardId, BughouseGame, ByBoard, Move, Piece, Role, Square};
 
 use super::{KindNote, OccupancyInference, OccupancyMove, Watch};
 
@@ -144,6 +144,11 @@ impl OccupancyInference {
         // the other board's hands, what they take from this board's.
         let mut pos = record.board(board).clone();
         self.take_known_kinds(board, &mut pos);
+        if !legal_from(&pos, moves) {
+            self.adopt_placeholders(board, record.board(board));
+            pos = record.board(board).clone();
+            self.take_known_kinds(board, &mut pos);
+        }
         let mut shown = Vec::with_capacity(moves.len());
         let mut given = Vec::new();
         let mut dropped = Vec::new();
@@ -539,6 +544,39 @@ impl OccupancyInference {
             .collect()
     }
 
+    /// Takes the record's placeholders (`pos`, the record's position of `board`) for this
+    /// reading's pieces of open kind that still stand where it put them, when the
+    /// arbiter's moves, naming the pieces as the record shows them, are not legal with this
+    /// reading's own: the record fits its placeholders to the hands as it has them (a drop
+    /// made before the capture that supplied it was read), a kind as good as this
+    /// reading's first choice. The kinds stay open.
+    fn adopt_placeholders(&mut self, board: BoardId, pos: &crate::rules::Position) {
+        let assumed = &mut self.watch[board].assumed;
+        for i in 0..assumed.len() {
+            let a = &assumed[i];
+            if assumed[i + 1..].iter().any(|b| b.sq == a.sq) {
+                continue;
+            }
+            let Some(piece) = pos.board().piece_at(a.sq) else {
+                continue;
+            };
+            let mine = Piece {
+                color: a.color,
+                role: a.role,
+            };
+            if piece.color != a.color
+                || piece.role == a.role
+                || !a.choices.contains(&piece.role)
+                || self.game.board(board).board().piece_at(a.sq) != Some(mine)
+            {
+                continue;
+            }
+            let sq = a.sq;
+            assumed[i].role = piece.role;
+            self.game.board_mut(board).set_piece_at(sq, piece);
+        }
+    }
+
     /// As [`OccupancyInference::settle_kind`], the record being corrected already (the
     /// arbiter replaced the move there): no correction is handed on.
     ///
@@ -602,3 +640,13 @@ impl OccupancyInference {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether `moves` are legal one after the other from `pos`.
+fn legal_from(pos: &crate::rules::Position, moves: &[Move]) -> bool {
+    let mut pos = pos.clone();
+    moves.iter().all(|m| {
+        let legal = pos.classify(m).is_legal();
+        pos.play(m);
+        legal
+    })
+}
