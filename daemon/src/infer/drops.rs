@@ -51,7 +51,9 @@ impl Inferrer {
             Legality::Illegal(IllegalReason::DropNotInHand)
                 if self.unread(board.other(), d.deadline) =>
             {
-                self.commit_pending_on_unread(board, d.exp, d.done, out);
+                // The other board's moves may supply it (see `unread.rs`).
+                d.done.flags.unread_pending = true;
+                self.commit_owing(board, d.exp, d.done, out);
                 self.drain_queue(board, out);
                 return;
             }

@@ -18,8 +18,7 @@ use crate::rules::{BoardId, ByBoard, Color, IllegalReason, Legality};
 
 use super::Inferrer;
 use super::clockless::CLOCKLESS_DROP_TOLERANCE_MS;
-use super::engine::{Completion, play_entry};
-use super::matcher::Explanation;
+use super::engine::play_entry;
 use super::output::{Alert, Correction, CorrectionKind, Inference, RecordEntry};
 
 /// A board's record entries not merged yet, each with its index in the record before.
@@ -46,19 +45,6 @@ impl Inferrer {
         let track = &self.tracks[board];
         let final_after = self.config.stable_commit_ms + CLOCKLESS_DROP_TOLERANCE_MS;
         track.unread || (track.read_again_at > 0 && t < track.read_again_at + final_after)
-    }
-
-    /// A drop of a piece not in hand while the other board is unread: committed owing
-    /// the piece, flagged, without an alert.
-    pub(crate) fn commit_pending_on_unread(
-        &mut self,
-        board: BoardId,
-        exp: Explanation,
-        mut done: Completion,
-        out: &mut Vec<Inference>,
-    ) {
-        done.flags.unread_pending = true;
-        self.commit_owing(board, exp, done, out);
     }
 
     /// After a capture was recorded: the record's pending drops it (or another capture
@@ -188,6 +174,14 @@ impl Inferrer {
     /// The pending drops whose other board is read again, its moves final, and none of
     /// them supplied: premature, alerted (the debt stays until a capture settles it).
     pub(crate) fn expire_unread(&mut self, t: u64, out: &mut Vec<Inference>) {
+        // Only a board that was ever unread (an occupancy-only one) leaves drops pending: a
+        // table of other boards is not scanned at every tick.
+        if BoardId::ALL
+            .iter()
+            .all(|&b| !self.tracks[b].unread && self.tracks[b].read_again_at == 0)
+        {
+            return;
+        }
         for board in BoardId::ALL {
             if self.unread(board.other(), t) {
                 continue;
