@@ -28,7 +28,8 @@ impl OccupancyInference {
     /// make, both are followed side by side (the put-back reading, and each such capture
     /// with the drop), and the main reading stalls, said only if no reading is left (see
     /// [`OccupancyInference::stalled`]). A lift shorter than [`SHORTEST_CAPTURE_AND_DROP_MS`]
-    /// (a sensor's flicker) is no capture and drop. With pieces of open kind about, the
+    /// (a sensor's flicker) is no capture and drop, nor is a capture after which no piece
+    /// may be dropped where it stood (it gives check there). With pieces of open kind about, the
     /// captures the piece could have made are not known, and the board stalls. Returns
     /// whether the board was left stalled (with the readings, or without): then it is not
     /// read as put back.
@@ -93,11 +94,22 @@ impl OccupancyInference {
                     .as_ref()
                     .is_some_and(|(m, _, _)| m.is_drop())
             {
+                if trial.stalled[board].is_none()
+                    && trial.unknown_hand_drop(&trial.game, board, occ).is_none()
+                {
+                    // No piece may be dropped there after that capture (random 2669: the
+                    // queen set onto g2 checks, and a drop on d5 would leave the king in
+                    // check): the rules rule this reading out.
+                    continue;
+                }
                 // The drop is not read there: this reading cannot be followed.
                 return false;
             }
             victims.push(victim);
             readings.push((trial, out));
+        }
+        if readings.is_empty() {
+            return false;
         }
         self.put_back(board);
         readings.push((self.clone(), Vec::new()));
@@ -112,7 +124,9 @@ impl OccupancyInference {
     /// landed (see `capture_and_drop_lookalike`), and it landed later than
     /// [`SLOW_LANDING_MS`] after its lift (time for a drop): the quiet move and each such
     /// capture with the drop are followed side by side, and the main reading stalls, said
-    /// only if no reading is left.
+    /// only if no reading is left. In one of those readings (or of a victim, see
+    /// `speculate.rs`) it waits in doubt: none of them would follow the capture and the
+    /// drop.
     pub(super) fn fork_lookalike(&mut self, board: BoardId, t: u64, occ: u64) {
         let w = &self.watch[board];
         if self.stalled[board].is_some() {
@@ -147,14 +161,12 @@ impl OccupancyInference {
             self.stall_in_doubt(board, lookalike_doubt(board, from, to, &which));
             return;
         }
-        if self.in_fork == Some(board) {
-            // One of the side-by-side readings of this board: it reads the quiet move, as
-            // its moves after tell it from the others.
-            return;
-        }
         if self.in_fork.is_some() || self.trying || self.speculation.is_some() {
-            // The readings cannot be followed here (another side-by-side reading runs):
-            // the quiet move is not taken for sure.
+            // The readings cannot be followed here (other side-by-side readings run, or
+            // this is one, of this board too: random 2474, the put-back's reading taken
+            // with a queen's late quiet move that had been set straight onto a knight,
+            // a pawn dropped where it seemed to land): the quiet move is not taken for
+            // sure.
             if !targets.is_empty() {
                 self.stall_in_doubt(
                     board,

@@ -146,6 +146,13 @@ impl OccupancyInference {
             .map(|(mut inf, mut out)| {
                 inf.trying = false;
                 inf.in_fork = Some(board);
+                if !from_here {
+                    // A victim's reading may begin on a quiet move that reads as a
+                    // capture and a drop (random 5064: the queen lifted, a piece put
+                    // down 10 s later where it could have gone): a doubt of its own.
+                    let occ = inf.watch[board].last.unwrap_or_else(|| inf.base(board));
+                    inf.fork_lookalike(board, t, occ);
+                }
                 // What the main reading has to say is said by it.
                 inf.resolved.retain(|r| !main_says.contains(r));
                 out.append(&mut inf.released);
