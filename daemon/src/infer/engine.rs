@@ -11,6 +11,7 @@ use super::gap::BridgeAt;
 use super::gap::timing::ClockMark;
 use super::matcher::{self, Explanation};
 use super::output::{Alert, AlertCode, Inference, MoveFlags, RecordEntry};
+use super::owing::{Debts, play_owing};
 use super::{GapStats, InferConfig, OperatorAction, SensorEvent};
 
 /// How a move was completed: when, the clock then, how it was recognised, whose press.
@@ -54,7 +55,7 @@ pub struct Inferrer {
     pub(crate) finished: Vec<Vec<RecordEntry>>,
     pub(crate) tracks: ByBoard<Track>,
     /// Pieces dropped before the capture that supplies them: settled by that capture.
-    pub(crate) debts: ByBoard<ByColor<[u8; 6]>>,
+    pub(crate) debts: Debts,
     pub(crate) last_mismatch: Option<MaterialMismatch>,
     pub(crate) scratch: MoveList,
     pub(crate) end_reported: bool,
@@ -906,23 +907,15 @@ impl Inferrer {
 /// next capture handing that kind to its seat settles.
 pub(crate) fn play_entry(
     game: &mut BughouseGame,
-    debts: &mut ByBoard<ByColor<[u8; 6]>>,
+    debts: &mut Debts,
     entry: &RecordEntry,
 ) -> crate::rules::MoveOutcome {
-    let board = entry.board;
-    let outcome = game.play_classified(board, &entry.mv, entry.legality, entry.t);
-    if entry.legality == Legality::Illegal(IllegalReason::PrematureDrop)
-        && let crate::rules::Move::Drop { piece, .. } = entry.mv
-    {
-        let d = &mut debts[board][piece.color][piece.role.index()];
-        *d = d.saturating_add(1);
-    }
-    if let Some((seat, role)) = outcome.handoff {
-        let d = &mut debts[seat.board][seat.color][role.index()];
-        if *d > 0 {
-            *d -= 1;
-            game.board_mut(seat.board).pockets_mut()[seat.color].take(role);
-        }
-    }
-    outcome
+    let owes = entry.legality == Legality::Illegal(IllegalReason::PrematureDrop);
+    play_owing(
+        game,
+        debts,
+        (entry.board, &entry.mv, entry.t),
+        entry.legality,
+        owes,
+    )
 }

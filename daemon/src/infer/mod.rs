@@ -73,6 +73,7 @@ mod koedem;
 mod matcher;
 pub mod occupancy;
 mod operator;
+mod owing;
 mod promotion;
 mod settle;
 mod unknown_tag;

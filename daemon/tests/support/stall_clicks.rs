@@ -189,6 +189,8 @@ pub(crate) struct Clicks {
     /// clicks: drops recorded before the partner board's captures that supplied them.
     pub(crate) illegal_alone: usize,
     pub(crate) illegal_after: usize,
+    /// The `illegal-move` alerts of the last game played, after its clicks.
+    pub(crate) illegal_details: Vec<String>,
 }
 
 /// The `illegal-move` alerts among a replay's decisions.
@@ -391,6 +393,14 @@ impl Clicks {
         self.whole_after += Self::whole(moves, &replayed);
         self.moves_after += replayed.game.record().len();
         self.illegal_after += illegal_alerts(&replayed);
+        self.illegal_details = replayed
+            .decisions
+            .iter()
+            .filter_map(|d| match d {
+                Inference::Alert(a) if a.code == AlertCode::IllegalMove => Some(a.detail.clone()),
+                _ => None,
+            })
+            .collect();
         self.record = replayed
             .game
             .record()

@@ -40,7 +40,7 @@ use super::output::{CorrectionKind, Inference, MoveFlags};
 
 /// How much longer than a legal move an illegal or out-of-turn reading must stay still to
 /// be final.
-const ILLEGAL_PATIENCE: u64 = 2;
+pub(crate) const ILLEGAL_PATIENCE: u64 = 2;
 
 /// How long (ms) a drop whose piece is not in hand yet may wait for the partner's capture
 /// on a clockless board: the partner's hand may put the piece down before the capture's

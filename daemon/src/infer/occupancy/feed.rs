@@ -58,7 +58,7 @@ pub enum Handed {
 pub struct OccupancyFeed {
     inf: OccupancyInference,
     /// The game as handed on (the placeholders of open kinds included).
-    shown: BughouseGame,
+    shown: owing::Owing,
     started: ByBoard<bool>,
     stall_told: ByBoard<bool>,
     /// When each stalled board was last said, and the choices said so far.
@@ -95,7 +95,7 @@ impl OccupancyFeed {
     pub fn new(start: BughouseGame, rules: Ruleset, commit_ms: u64) -> Self {
         OccupancyFeed {
             inf: OccupancyInference::from_game(start.clone(), rules),
-            shown: start.clone(),
+            shown: owing::Owing::new(start.clone()),
             start,
             handed: Vec::new(),
             origins: Origins::default(),
@@ -304,7 +304,17 @@ impl OccupancyFeed {
             // The record stays a game readers can play: the move fits its placeholders.
             events.extend(self.fit(m, &mut at));
             self.last_t = at;
-            self.next_free[m.board] = at + self.commit_ms + 1;
+            // The piece inference makes a move final once the board is still for
+            // `commit_ms`, an illegal one (a placeholder's check, say) after twice that:
+            // the next move handed on sooner would be read with it, in whatever order
+            // makes both legal (random 39 of the clicks: a drop and the move after it
+            // swapped).
+            let patience = if self.shown.classify(m.board, &m.mv).is_legal() {
+                1
+            } else {
+                crate::infer::clockless::ILLEGAL_PATIENCE
+            };
+            self.next_free[m.board] = at + patience * self.commit_ms + 1;
             if let Some(detail) = undetermined(m) {
                 alerts.push(self.kind_alert(m, self.handed.len(), t, detail));
             }
@@ -506,6 +516,7 @@ mod choices;
 mod consistent;
 mod fill;
 mod kind_statement;
+mod owing;
 mod stall_choices;
 #[cfg(test)]
 mod test_support;

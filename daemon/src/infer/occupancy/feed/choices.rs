@@ -143,7 +143,8 @@ impl OccupancyFeed {
 
     /// The choices correcting handed-on move `i` to each of `kinds`.
     fn choices_for(&self, i: usize, kinds: &[Role], numbered: bool) -> Vec<AlertChoice> {
-        let mut before = self.start.clone();
+        // The hands as the record has them (drops handed on before their piece owe it).
+        let mut before = super::owing::Owing::new(self.start.clone());
         for h in &self.handed[..i] {
             before.play(h.board, &h.mv, h.t);
         }

@@ -21,6 +21,7 @@
 
 use crate::rules::{BoardId, BughouseGame, Color, Move, Position, Role};
 
+use super::owing::Owing;
 use super::{Handed, KindNote, OccupancyFeed, OccupancyMove, with_role};
 
 /// How many moves one search may play before it settles for the best assignment found:
@@ -89,10 +90,10 @@ fn fitted(pos: &Position, mv: &Move) -> Move {
     m
 }
 
-/// `moves` played from `start`, each fitted to the game then: the game after them and
-/// how many were illegal.
-pub(super) fn replay(start: &BughouseGame, moves: &mut [HandedMove]) -> (BughouseGame, usize) {
-    let mut game = start.clone();
+/// `moves` played from `start`, each fitted to the game then: the game after them (drops
+/// not in hand owing their piece, see `owing.rs`) and how many were illegal.
+pub(super) fn replay(start: &BughouseGame, moves: &mut [HandedMove]) -> (Owing, usize) {
+    let mut game = Owing::new(start.clone());
     let mut illegal = 0;
     for h in moves.iter_mut() {
         h.mv = fitted(game.board(h.board), &h.mv);
@@ -137,7 +138,7 @@ impl Search<'_> {
         };
         // The moves before the first placeholder are what they are: played once.
         let first = given.iter().position(HandedMove::is_open)?;
-        let mut game = start.clone();
+        let mut game = Owing::new(start.clone());
         let mut illegal = 0;
         for h in &given[..first] {
             illegal += usize::from(!game.classify(h.board, &h.mv).is_legal());
@@ -155,7 +156,7 @@ impl Search<'_> {
     /// was a rook, its piece now moving along a file), which the full search, varying the
     /// latest placeholders first, may not reach within its budget. Plays on from move
     /// `first` with `game` as it stands before it.
-    fn one_changed(&mut self, first: usize, mut game: BughouseGame, mut illegal: usize) {
+    fn one_changed(&mut self, first: usize, mut game: Owing, mut illegal: usize) {
         // The game before each placeholder, and the moves illegal by then.
         let mut before = Vec::new();
         for i in first..self.given.len() {
@@ -186,7 +187,7 @@ impl Search<'_> {
 
     /// Placeholder `i` tried as `role` after `game` (in `trying`): the game after it, and
     /// whether it misfits (0 or 1).
-    fn with_kind(&mut self, i: usize, game: &BughouseGame, role: Role) -> (BughouseGame, usize) {
+    fn with_kind(&mut self, i: usize, game: &Owing, role: Role) -> (Owing, usize) {
         let h = &self.given[i];
         let mv = with_role(&h.mv, role).unwrap_or(h.mv);
         let mv = fitted(game.board(h.board), &mv);
@@ -199,7 +200,7 @@ impl Search<'_> {
 
     /// Plays the moves from `i` on as they stand (`trying`), with `game` before it and
     /// `illegal` so far: the assignment is kept when it leaves fewer moves illegal.
-    fn as_they_stand(&mut self, mut i: usize, mut game: BughouseGame, mut illegal: usize) {
+    fn as_they_stand(&mut self, mut i: usize, mut game: Owing, mut illegal: usize) {
         while let Some(h) = self.given.get(i) {
             if illegal >= self.best {
                 return;
@@ -219,7 +220,7 @@ impl Search<'_> {
 
     /// Plays on from move `i` with `game` as it stands before it and `illegal` moves
     /// illegal so far.
-    fn from(&mut self, mut i: usize, mut game: BughouseGame, mut illegal: usize) {
+    fn from(&mut self, mut i: usize, mut game: Owing, mut illegal: usize) {
         loop {
             if illegal >= self.best || self.budget == 0 {
                 return;
