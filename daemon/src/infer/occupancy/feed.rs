@@ -57,7 +57,8 @@ pub enum Handed {
 #[derive(Debug, Clone)]
 pub struct OccupancyFeed {
     inf: OccupancyInference,
-    /// The game as handed on (the placeholders of open kinds included).
+    /// The game as handed on (the placeholders of open kinds included), its drops handed
+    /// on before their piece was in hand owing it as the record's do (see `owing.rs`).
     shown: owing::Owing,
     started: ByBoard<bool>,
     stall_told: ByBoard<bool>,
