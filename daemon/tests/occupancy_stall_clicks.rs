@@ -132,6 +132,36 @@ fn a_drop_read_before_its_supply_takes_the_kind_the_records_hand_holds() {
 }
 
 #[test]
+fn drops_read_before_the_partner_boards_captures_are_legal_once_those_are_read() {
+    // Random 0: Black on A drops on b4 and g4 while board B is stalled (the hand empty:
+    // any kind, pawns the placeholders); B, taken up again, captures a knight and a rook
+    // for him. The placeholders now take the kinds supplied instead of owing pawns for
+    // good (two premature-drop alerts before). Random 12: White on B drops on a5 while
+    // board A is stalled; the drop waited a minute for a capture the record's board A
+    // seemed to show (its count of knights, a placeholder's kind), B's moves queued behind
+    // it, and A's, read again meanwhile, went first: B's captures came after the drops
+    // they had supplied (four alerts before).
+    for seed in [0, 12] {
+        let g = random_game(seed, 60 + (seed % 5) as usize * 20, Ruleset::default());
+        let trace = occupancy_trace(
+            ByBoard::new_with(|b| g.start.board(b).board().occupied().0),
+            occupancy_snapshots(&g, Profile::Noisy, 7000 + seed),
+        );
+        let moves: Vec<(BoardId, Move)> = g.moves.iter().map(|m| (m.board, m.mv)).collect();
+        let mut clicks = Clicks::default();
+        clicks.play(&format!("random {seed}"), &g.start, &moves, trace, None);
+        clicks.check(&format!("random {seed}, noisy"));
+        assert_eq!(
+            (clicks.illegal_alone, clicks.illegal_after),
+            (0, 0),
+            "random {seed}: {:#?}",
+            clicks.illegal_details
+        );
+        assert_eq!(clicks.whole_after, 2, "random {seed}");
+    }
+}
+
+#[test]
 fn a_dropped_pawn_promoting_on_a_look_alike_square_is_one_click_stating_its_kind() {
     // Random 163: White's piece on h7 (dropped in doubt, a pawn; the record's placeholder
     // a knight) is pushed to h8 and promotes to a bishop, a quiet move that reads like a

@@ -16,19 +16,28 @@ use super::output::Inference;
 impl Inferrer {
     pub(crate) fn defer_drop(&mut self, board: BoardId, exp: Explanation, done: Completion) {
         let either_clockless = self.clockless(board) || self.clockless(board.other());
-        let tolerance = if either_clockless && self.capture_pending_on_other_board(board, &exp.mv) {
-            // The other board already shows the capture that supplies the drop under way
-            // (its victim gone) and one of the two completions is not a press: a drop on
-            // a board without a clock is complete once that capture is; a capture on a
-            // board without a clock is complete when its piece is put down.
-            super::clockless::CLOCKLESS_SUPPLY_WAIT_MS
-        } else if self.clockless(board) {
-            self.config
-                .drop_tolerance_ms
-                .max(super::clockless::CLOCKLESS_DROP_TOLERANCE_MS)
-        } else {
-            self.config.drop_tolerance_ms
-        };
+        // An occupancy-only board whose moves are not read shows the game as handed on,
+        // not a capture under way: a count of its pieces that differs from the record's
+        // is a placeholder's kind, and the drop is pending on its moves once the usual
+        // tolerance is over (see `unread.rs`). Held for the supply wait instead, the
+        // drop kept its board's moves queued behind it while the other board's, read
+        // again meanwhile, were recorded first: in another order than the boards were
+        // played, its hands short of what its next drops took (random 12 of the clicks).
+        let unread = self.unread(board.other(), done.t);
+        let tolerance =
+            if either_clockless && !unread && self.capture_pending_on_other_board(board, &exp.mv) {
+                // The other board already shows the capture that supplies the drop under way
+                // (its victim gone) and one of the two completions is not a press: a drop on
+                // a board without a clock is complete once that capture is; a capture on a
+                // board without a clock is complete when its piece is put down.
+                super::clockless::CLOCKLESS_SUPPLY_WAIT_MS
+            } else if self.clockless(board) {
+                self.config
+                    .drop_tolerance_ms
+                    .max(super::clockless::CLOCKLESS_DROP_TOLERANCE_MS)
+            } else {
+                self.config.drop_tolerance_ms
+            };
         let deadline = done.t.saturating_add(tolerance);
         self.tracks[board].deferred = Some(DeferredDrop {
             exp,

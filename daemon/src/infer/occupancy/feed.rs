@@ -292,6 +292,7 @@ impl OccupancyFeed {
         alerts: &mut Vec<Inference>,
     ) {
         let mut moves = moves.to_vec();
+        let mut indebted = Vec::new();
         // A kind settled for a move handed on before is said after the moves handed on now,
         // which are older than now: the piece inference sees times in order.
         let mut handed_before = Vec::new();
@@ -321,7 +322,12 @@ impl OccupancyFeed {
             }
             let before = *self.shown.board(m.board).board();
             let side = self.shown.board(m.board).mover(&m.mv);
-            self.shown.play(m.board, &m.mv, m.t);
+            let outcome = self.shown.play(m.board, &m.mv, m.t);
+            if let Some((seat, _)) = outcome.handoff
+                && self.shown.owes(seat) > 0
+            {
+                indebted.push(seat);
+            }
             let h = HandedMove {
                 board: m.board,
                 side,
@@ -361,6 +367,12 @@ impl OccupancyFeed {
         }
         for r in handed_before {
             self.settle(r, t, events);
+        }
+        // A capture filled the hand of a seat owing a piece: its placeholders may be
+        // what it supplied (see `debts.rs`).
+        indebted.dedup();
+        for seat in indebted {
+            events.extend(self.settle_debts(seat, t));
         }
     }
 }
@@ -515,6 +527,7 @@ fn undetermined(m: &OccupancyMove) -> Option<String> {
 
 mod choices;
 mod consistent;
+mod debts;
 mod fill;
 mod kind_statement;
 mod owing;

@@ -346,7 +346,7 @@ impl OccupancyFeed {
 
     /// Takes `better` for the moves handed on: the corrections of the entries whose kind
     /// changed, to hand on at `at` or later (once those entries are final in the record).
-    fn take(&mut self, better: Vec<HandedMove>, at: &mut u64) -> Vec<Handed> {
+    pub(super) fn take(&mut self, better: Vec<HandedMove>, at: &mut u64) -> Vec<Handed> {
         let mut out = Vec::new();
         let mut plies = crate::rules::ByBoard::<usize>::default();
         for (old, new) in self.handed.iter().zip(&better) {

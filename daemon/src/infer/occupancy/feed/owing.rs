@@ -12,7 +12,9 @@
 use std::ops::Deref;
 
 use crate::infer::owing::{Debts, play_owing};
-use crate::rules::{BoardId, BughouseGame, IllegalReason, Legality, Move};
+use crate::rules::{
+    BoardId, BughouseGame, Color, IllegalReason, Legality, Move, MoveOutcome, Seat,
+};
 
 /// A game whose drops not in hand owe their piece.
 #[derive(Debug, Clone)]
@@ -30,8 +32,14 @@ impl Owing {
         }
     }
 
-    /// Plays `mv` on `board` at `t`: a drop whose piece is not in hand owes it.
-    pub(in crate::infer::occupancy) fn play(&mut self, board: BoardId, mv: &Move, t: u64) {
+    /// Plays `mv` on `board` at `t`: a drop whose piece is not in hand owes it. Returns
+    /// what the move did (its capture's handoff).
+    pub(in crate::infer::occupancy) fn play(
+        &mut self,
+        board: BoardId,
+        mv: &Move,
+        t: u64,
+    ) -> MoveOutcome {
         let legality = self.game.classify(board, mv);
         let owes = legality == Legality::Illegal(IllegalReason::DropNotInHand);
         play_owing(
@@ -40,7 +48,24 @@ impl Owing {
             (board, mv, t),
             legality,
             owes,
-        );
+        )
+    }
+
+    /// How many pieces `seat` owes.
+    pub(in crate::infer::occupancy) fn owes(&self, seat: Seat) -> usize {
+        self.debts[seat.board][seat.color]
+            .iter()
+            .map(|&d| usize::from(d))
+            .sum()
+    }
+
+    /// How many pieces the seats owe in all.
+    pub(in crate::infer::occupancy) fn owed(&self) -> usize {
+        BoardId::ALL
+            .into_iter()
+            .flat_map(|board| Color::ALL.map(|color| Seat { board, color }))
+            .map(|seat| self.owes(seat))
+            .sum()
     }
 }
 
@@ -55,7 +80,7 @@ impl Deref for Owing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Color, Piece, Role, Ruleset, Square};
+    use crate::rules::{Piece, Role, Ruleset, Square};
 
     fn sq(s: &str) -> Square {
         s.parse().expect("square")
