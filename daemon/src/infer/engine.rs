@@ -69,6 +69,10 @@ pub struct Inferrer {
     pub(crate) grabs: super::koedem::Grabs,
     /// After the end: until when a board back from a lost link is still resyncing.
     pub(crate) resync_until: ByBoard<u64>,
+    /// Where an occupancy-only table has pieces of open kind (see `unsure_end.rs`).
+    pub(crate) open_kinds: ByBoard<super::unsure_end::OpenSquares>,
+    /// A mate the last move played made that those kinds make unsure: not an end.
+    pub(crate) unsure_end: Option<GameEnd>,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -96,6 +100,8 @@ impl Inferrer {
             gap_stats: GapStats::default(),
             grabs: Default::default(),
             resync_until: ByBoard::default(),
+            open_kinds: Default::default(),
+            unsure_end: None,
         }
     }
 
@@ -701,6 +707,7 @@ impl Inferrer {
         history.push(before);
         self.tracks[board].takeback_alerted = false;
         let mut entry = entry;
+        self.unsure_end = None;
         let (outcome, handoff) = self.apply(&entry);
         entry.handoff = handoff;
         if let Some(by) = presser
@@ -757,6 +764,9 @@ impl Inferrer {
                 ),
                 choices: Vec::new(),
             }));
+        }
+        if let Some(end) = self.unsure_end.take() {
+            out.push(Inference::Alert(Self::unsure_end_alert(t, &entry, &end)));
         }
         if let Some(end) = outcome
             && !self.end_reported
@@ -820,7 +830,16 @@ impl Inferrer {
     pub(crate) fn apply(&mut self, entry: &RecordEntry) -> (Option<GameEnd>, Option<Role>) {
         let outcome = play_entry(&mut self.game, &mut self.debts, entry);
         self.apply_grab(entry);
-        (outcome.end, outcome.handoff.map(|(_, role)| role))
+        let mut end = outcome.end;
+        if let Some(e) = end
+            && !self.end_reported
+            && self.end_unsure(&e)
+        {
+            self.game.withdraw_end();
+            self.unsure_end = Some(e);
+            end = None;
+        }
+        (end, outcome.handoff.map(|(_, role)| role))
     }
 
     fn on_operator(&mut self, t: u64, op: &OperatorAction, out: &mut Vec<Inference>) {

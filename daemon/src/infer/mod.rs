@@ -78,6 +78,7 @@ mod promotion;
 mod settle;
 mod unknown_tag;
 mod unread;
+mod unsure_end;
 
 pub use config::InferConfig;
 pub use engine::Inferrer;
@@ -88,3 +89,4 @@ pub use output::{
     Alert, AlertChoice, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry,
 };
 pub use unknown_tag::unknown_tag_alert;
+pub use unsure_end::OpenSquares;

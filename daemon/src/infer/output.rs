@@ -105,6 +105,10 @@ pub enum AlertCode {
     /// An occupancy-only board showed what two readings explain: no more moves are taken
     /// from it until the arbiter enters them.
     OccupancyStalled,
+    /// A move mates as recorded, but pieces whose kinds an occupancy-only board left open
+    /// stand on that board or in the mated side's hand: the game is not ended, the
+    /// arbiter records the result in one click.
+    EndUndetermined,
 }
 
 impl AlertCode {
@@ -126,6 +130,7 @@ impl AlertCode {
             AlertCode::UnknownTag => "unknown-tag",
             AlertCode::KindUndetermined => "kind-undetermined",
             AlertCode::OccupancyStalled => "occupancy-stalled",
+            AlertCode::EndUndetermined => "end-undetermined",
         }
     }
 }

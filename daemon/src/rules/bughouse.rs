@@ -501,6 +501,13 @@ impl BughouseGame {
         self.end = Some(end);
     }
 
+    /// Takes back the end the last move made: the caller cannot be sure of it (a mate
+    /// found with pieces whose kinds an occupancy-only board left open), and play goes on
+    /// until the arbiter records the result.
+    pub fn withdraw_end(&mut self) -> Option<GameEnd> {
+        self.end.take()
+    }
+
     /// A flag fell on `board` for `color` at `t`. If the other flag on that board had
     /// already fallen, that game is drawn instead.
     pub fn flag(

@@ -8,10 +8,11 @@
 //! makes a move wrong.
 
 use bugbridge::cli::replay::Replayed;
-use bugbridge::infer::{AlertCode, CorrectionKind, Inference};
+use bugbridge::infer::{AlertCode, CorrectionKind, Inference, OperatorAction};
 use bugbridge::rules::notation::san_string;
 use bugbridge::rules::{
-    BoardId, BughouseGame, ByColor, Color, Move, Piece, Position, RulesetName, Square,
+    BoardId, BughouseGame, ByColor, Color, EndReason, MatchResult, Move, Piece, Position,
+    RulesetName, Square,
 };
 
 use crate::occupancy_judge::{record_against, same_squares};
@@ -191,6 +192,16 @@ pub(crate) struct Clicks {
     pub(crate) illegal_after: usize,
     /// The `illegal-move` alerts of the last game played, after its clicks.
     pub(crate) illegal_details: Vec<String>,
+    /// Ends the record reported, as read alone and after the clicks, that are not the
+    /// game's (a mate found among placeholders).
+    pub(crate) ends_wrong: Vec<String>,
+    /// Ends the record reported that are the game's, after the clicks.
+    pub(crate) ends_true: usize,
+    /// `end-undetermined` alerts after the clicks: mates found among pieces of open kind,
+    /// left to the arbiter, and how many of them the game's end is (the rest: the
+    /// players went on).
+    pub(crate) ends_unsure: usize,
+    pub(crate) ends_unsure_true: usize,
 }
 
 /// The `illegal-move` alerts among a replay's decisions.
@@ -203,6 +214,36 @@ fn illegal_alerts(replayed: &Replayed) -> usize {
 }
 
 impl Clicks {
+    /// The ends `replayed` reported against the game's (`game_end`: its board, result and
+    /// reason): one that is not goes to `ends_wrong`. Returns how many are.
+    fn judge_ends(
+        &mut self,
+        name: &str,
+        game_end: Option<(Option<BoardId>, MatchResult, EndReason)>,
+        replayed: &Replayed,
+    ) -> usize {
+        let mut right = 0;
+        for d in &replayed.decisions {
+            if let Inference::End {
+                board,
+                result,
+                reason,
+                ..
+            } = d
+            {
+                let end = (*board, *result, reason.unwrap_or(EndReason::Aborted));
+                if game_end == Some(end) {
+                    right += 1;
+                } else {
+                    self.ends_wrong.push(format!(
+                        "{name}: the record ended {end:?}, the game {game_end:?}"
+                    ));
+                }
+            }
+        }
+        right
+    }
+
     /// How many boards of `replayed` hold as many moves as the game's.
     fn whole(moves: &[(BoardId, Move)], replayed: &Replayed) -> usize {
         BoardId::ALL
@@ -308,6 +349,14 @@ impl Clicks {
                     if a.code == AlertCode::OccupancyStalled && a.detail.contains("said again"))
             })
             .count();
+        let game_end = {
+            let mut g = start.clone();
+            for (b, m) in moves {
+                g.play(*b, m, 0);
+            }
+            g.end().map(|e| (e.board, e.result, e.reason))
+        };
+        self.judge_ends(name, game_end, &replayed);
         let mut alone = Vec::new();
         Self::judge(name, moves, &replayed, &mut alone);
         let wrong_alone = !alone.is_empty();
@@ -395,7 +444,31 @@ impl Clicks {
         }
         self.whole_after += Self::whole(moves, &replayed);
         self.moves_after += replayed.game.record().len();
+        self.ends_true += self.judge_ends(name, game_end, &replayed);
+        for d in &replayed.decisions {
+            if let Inference::Alert(a) = d
+                && a.code == AlertCode::EndUndetermined
+            {
+                self.ends_unsure += 1;
+                let said = a.choices.first().and_then(|c| match c.action {
+                    OperatorAction::Result { result, reason, .. } => {
+                        Some((a.board, result, reason))
+                    }
+                    _ => None,
+                });
+                if said.is_some_and(|(b, r, why)| {
+                    game_end == Some((b, r, why.unwrap_or(EndReason::Aborted)))
+                }) {
+                    self.ends_unsure_true += 1;
+                }
+            }
+        }
         self.illegal_after += illegal_alerts(&replayed);
+        for d in &replayed.decisions {
+            if let Inference::Alert(a) = d
+                && a.code == AlertCode::IllegalMove
+            {}
+        }
         self.illegal_details = replayed
             .decisions
             .iter()
@@ -434,6 +507,10 @@ impl Clicks {
             "{what}: {} illegal-move alerts alone, {} after the clicks (the games are legal)",
             self.illegal_alone, self.illegal_after
         );
+        println!(
+            "{what}: {} ends recorded after the clicks, all the game's; {} mates left to the arbiter (end-undetermined), {} of them the game's end",
+            self.ends_true, self.ends_unsure, self.ends_unsure_true
+        );
         for m in self.missed.iter().take(20) {
             println!("missed: {m}");
         }
@@ -442,6 +519,13 @@ impl Clicks {
             self.wrong_alone.is_empty(),
             "{what}: wrong before any click:\n{}",
             self.wrong_alone.join("\n")
+        );
+        self.ends_wrong.sort();
+        self.ends_wrong.dedup();
+        assert!(
+            self.ends_wrong.is_empty(),
+            "{what}: ends no game had:\n{}",
+            self.ends_wrong.join("\n")
         );
         self.wrong.sort();
         self.wrong.dedup();

@@ -262,6 +262,22 @@ impl OccupancyFeed {
         self.started[board] && self.inf.needs_arbiter(board)
     }
 
+    /// Where pieces of open kind stand now on each board: each square with the kinds its
+    /// piece may be. A mate found among them is unsure (see
+    /// [`crate::infer::Inferrer::set_open_kinds`]).
+    #[must_use]
+    pub fn open_kinds(&self) -> ByBoard<crate::infer::OpenSquares> {
+        ByBoard::new_with(|b| {
+            Square::ALL
+                .into_iter()
+                .filter_map(|sq| {
+                    let h = self.handed.get(self.origins.of(b, sq)?)?;
+                    (h.kinds.len() > 1).then(|| (sq, h.kinds.clone()))
+                })
+                .collect()
+        })
+    }
+
     /// The time of the last event handed on (ms).
     #[must_use]
     pub const fn handed_until(&self) -> u64 {

@@ -1,0 +1,160 @@
+//! A mate found among pieces whose kinds an occupancy-only board left open.
+//!
+//! A Sentio board cannot tell a drop's kind when neither the hand nor the square decides
+//! it: the record carries a placeholder until the arbiter or a later move of the piece
+//! settles it. A mate found with placeholders standing on the board (a "bishop" giving
+//! check that was a knight, a "pawn" that was a rook covering the king's flight, a
+//! "queen" that leaves a piece of the set to drop in between) may be no mate at all:
+//! ending the game on it would publish a result nobody played and stop reading both
+//! boards while the players go on (random 484 of the clicks: `21. Bxc6#`, and the record
+//! of board B went wrong after it, its moves no longer made final by stillness). The
+//! hands do not matter: a bughouse mate already holds against a drop of any piece the
+//! partner could still pass.
+//!
+//! So a mate is checked against every kind each piece of open kind on its board may be.
+//! One that some assignment escapes does not end the game: the record goes on, and the
+//! arbiter gets one `end-undetermined` alert offering the result in one click (a `result`
+//! action). A mate every assignment keeps ends the game as on any board.
+
+use crate::rules::{ByBoard, Color, EndReason, GameEnd, Rank, Role, Square};
+
+use super::OperatorAction;
+use super::engine::Inferrer;
+use super::output::{Alert, AlertChoice, AlertCode, RecordEntry};
+
+/// How many assignments of the open kinds a mate is checked against: beyond, it is unsure.
+const MAX_ASSIGNMENTS: usize = 1024;
+
+/// The pieces of open kind standing on a board: each square with the kinds its piece may
+/// be.
+pub type OpenSquares = Vec<(Square, Vec<Role>)>;
+
+impl Inferrer {
+    /// Says where pieces of open kind stand now on each board (an occupancy-only table,
+    /// see the module docs), each square with the kinds its piece may be.
+    pub fn set_open_kinds(&mut self, standing: ByBoard<OpenSquares>) {
+        self.open_kinds = standing;
+    }
+
+    /// Whether `end`, made by a move (played already), is a mate the kinds left open make
+    /// unsure: some kind each piece of open kind on its board may be leaves a way out.
+    pub(crate) fn end_unsure(&self, end: &GameEnd) -> bool {
+        let Some(board) = end.board else {
+            return false;
+        };
+        if end.reason != EndReason::Checkmate || self.open_kinds[board].is_empty() {
+            return false;
+        }
+        let pos = self.game.board(board);
+        let open: Vec<(Square, Color, Vec<Role>)> = self.open_kinds[board]
+            .iter()
+            .filter_map(|(sq, kinds)| {
+                let piece = pos.board().piece_at(*sq)?;
+                let back = matches!(sq.rank(), Rank::First | Rank::Eighth);
+                let kinds = kinds
+                    .iter()
+                    .copied()
+                    .filter(|&k| !(back && k == Role::Pawn))
+                    .collect::<Vec<_>>();
+                Some((*sq, piece.color, kinds))
+            })
+            .collect();
+        let assignments = open
+            .iter()
+            .try_fold(1usize, |n, (_, _, kinds)| n.checked_mul(kinds.len().max(1)));
+        let Some(assignments) = assignments.filter(|&n| n <= MAX_ASSIGNMENTS) else {
+            return true;
+        };
+        (0..assignments).any(|mut a| {
+            let mut trial = pos.clone();
+            for (sq, color, kinds) in &open {
+                if let Some(&role) = kinds.get(a % kinds.len().max(1)) {
+                    trial.set_piece_at(*sq, role.of(*color));
+                }
+                a /= kinds.len().max(1);
+            }
+            !trial.is_checkmate()
+        })
+    }
+
+    /// The `end-undetermined` alert of `end`, made by record entry `e`, said at `t`.
+    pub(crate) fn unsure_end_alert(t: u64, e: &RecordEntry, end: &GameEnd) -> Alert {
+        Alert {
+            t,
+            board: Some(e.board),
+            code: AlertCode::EndUndetermined,
+            reason: None,
+            number: Some(e.number),
+            side: Some(e.side),
+            san: Some(e.san.clone()),
+            detail: format!(
+                "board {}: {}{} {} mates as recorded, but not as every piece whose kind the board could not tell may be: the game goes on being read; the arbiter records the result if it ended",
+                e.board,
+                e.number,
+                if e.side == Color::White { "." } else { "..." },
+                e.san
+            ),
+            choices: vec![AlertChoice {
+                label: format!("{} {}", end.result.as_str(), end.reason.code()),
+                action: OperatorAction::Result {
+                    result: end.result,
+                    reason: Some(end.reason),
+                    correct: false,
+                },
+            }],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::infer::InferConfig;
+    use crate::rules::notation::parse_bfen;
+    use crate::rules::{BoardId, BughouseGame, MatchResult, RulesetName, Seat, Team};
+
+    /// Black on A smothered by the piece on f7 (`Nf7#`).
+    fn smothered() -> Inferrer {
+        let rules = RulesetName::Fide.ruleset();
+        let bfen =
+            "6rk/5Npp/8/8/8/8/8/K7 b - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let boards = parse_bfen(bfen, rules).expect("bfen");
+        let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        Inferrer::new(InferConfig::default(), Some(game))
+    }
+
+    fn mate() -> GameEnd {
+        GameEnd {
+            board: Some(BoardId::A),
+            result: MatchResult::Won(Team::WhiteA),
+            reason: EndReason::Checkmate,
+            loser: Some(Seat::new(BoardId::A, Color::Black)),
+            t: Some(0),
+        }
+    }
+
+    fn on_f7(kinds: &[Role]) -> ByBoard<OpenSquares> {
+        let mut standing = ByBoard::<OpenSquares>::default();
+        standing[BoardId::A] = vec![("f7".parse().expect("square"), kinds.to_vec())];
+        standing
+    }
+
+    #[test]
+    fn a_mate_some_kind_of_its_open_pieces_escapes_is_unsure() {
+        let mut inf = smothered();
+        assert!(inf.game.board(BoardId::A).is_checkmate());
+        // Nothing open: the record's kinds are the board's.
+        assert!(!inf.end_unsure(&mate()));
+        // A knight only: mate.
+        inf.set_open_kinds(on_f7(&[Role::Knight]));
+        assert!(!inf.end_unsure(&mate()));
+        // A knight or a bishop: as a bishop it gives no check.
+        inf.set_open_kinds(on_f7(&[Role::Knight, Role::Bishop]));
+        assert!(inf.end_unsure(&mate()));
+        // Open kinds on the other board do not matter.
+        let mut other = ByBoard::<OpenSquares>::default();
+        other[BoardId::B] = vec![("e2".parse().expect("square"), vec![Role::Pawn, Role::Queen])];
+        inf.set_open_kinds(other);
+        assert!(!inf.end_unsure(&mate()));
+    }
+}
