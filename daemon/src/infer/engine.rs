@@ -73,6 +73,9 @@ pub struct Inferrer {
     pub(crate) open_kinds: ByBoard<super::unsure_end::OpenSquares>,
     /// A mate the last move played made that those kinds make unsure: not an end.
     pub(crate) unsure_end: Option<GameEnd>,
+    /// The record entries (board, number, side) whose mate was unsure when recorded: the
+    /// game played again stays unended there (see `unsure_end.rs`).
+    pub(crate) unsure_mates: Vec<(BoardId, u32, Color)>,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -102,6 +105,7 @@ impl Inferrer {
             resync_until: ByBoard::default(),
             open_kinds: Default::default(),
             unsure_end: None,
+            unsure_mates: Vec::new(),
         }
     }
 
@@ -831,11 +835,18 @@ impl Inferrer {
         let outcome = play_entry(&mut self.game, &mut self.debts, entry);
         self.apply_grab(entry);
         let mut end = outcome.end;
+        let key = (entry.board, entry.number, entry.side);
         if let Some(e) = end
             && !self.end_reported
-            && self.end_unsure(&e)
+            && (self.unsure_mates.contains(&key) || self.end_unsure(&e))
         {
+            // Played again (a correction), a mate found unsure stays so: the kinds open
+            // now are those of a later position, and an end nobody was told of would stop
+            // both boards being read.
             self.game.withdraw_end();
+            if !self.unsure_mates.contains(&key) {
+                self.unsure_mates.push(key);
+            }
             self.unsure_end = Some(e);
             end = None;
         }
@@ -897,6 +908,7 @@ impl Inferrer {
         self.debts = ByBoard::default();
         self.last_mismatch = None;
         self.end_reported = false;
+        self.unsure_mates.clear();
         for b in BoardId::ALL {
             let track = &mut self.tracks[b];
             track.moves_made = ByColor::default();

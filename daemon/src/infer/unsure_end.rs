@@ -140,6 +140,46 @@ mod tests {
     }
 
     #[test]
+    fn a_mate_found_unsure_stays_unended_when_the_game_is_played_again() {
+        // White's piece of open kind (a knight or a bishop) on e5 goes to f7: `Nf7#` as
+        // recorded, unsure.
+        let rules = RulesetName::Fide.ruleset();
+        let bfen =
+            "6rk/6pp/8/4N3/8/8/8/K7 w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let boards = parse_bfen(bfen, rules).expect("bfen");
+        let start = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        let mut inf = Inferrer::new(InferConfig::default(), Some(start.clone()));
+        let mv = crate::rules::Move::Normal {
+            role: Role::Knight,
+            from: "e5".parse().expect("square"),
+            capture: None,
+            to: "f7".parse().expect("square"),
+            promotion: None,
+        };
+        let entry = RecordEntry {
+            board: BoardId::A,
+            side: Color::White,
+            number: 1,
+            mv,
+            san: "Nf7#".to_owned(),
+            clock: None,
+            t: 0,
+            legality: crate::rules::Legality::Legal,
+            flags: Default::default(),
+            handoff: None,
+        };
+        inf.set_open_kinds(on_f7(&[Role::Knight, Role::Bishop]));
+        assert_eq!(inf.apply(&entry).0, None);
+        assert!(inf.game.end().is_none());
+        // Played again later (a correction elsewhere), when the pieces of open kind stand
+        // elsewhere: still no end, which nobody would be told of.
+        inf.set_open_kinds(ByBoard::default());
+        inf.game = start;
+        assert_eq!(inf.apply(&entry).0, None);
+        assert!(inf.game.end().is_none());
+    }
+
+    #[test]
     fn a_mate_some_kind_of_its_open_pieces_escapes_is_unsure() {
         let mut inf = smothered();
         assert!(inf.game.board(BoardId::A).is_checkmate());
