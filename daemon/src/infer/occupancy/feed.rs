@@ -272,7 +272,7 @@ impl OccupancyFeed {
                 .into_iter()
                 .filter_map(|sq| {
                     let h = self.handed.get(self.origins.of(b, sq)?)?;
-                    (h.kinds.len() > 1).then(|| (sq, h.kinds.clone()))
+                    h.is_open().then(|| (sq, h.kinds.clone()))
                 })
                 .collect()
         })
@@ -341,6 +341,7 @@ impl OccupancyFeed {
             let outcome = self.shown.play(m.board, &m.mv, m.t);
             if let Some((seat, _)) = outcome.handoff
                 && self.shown.owes(seat) > 0
+                && !indebted.contains(&seat)
             {
                 indebted.push(seat);
             }
@@ -386,7 +387,6 @@ impl OccupancyFeed {
         }
         // A capture filled the hand of a seat owing a piece: its placeholders may be
         // what it supplied (see `debts.rs`).
-        indebted.dedup();
         for seat in indebted {
             events.extend(self.settle_debts(seat, t));
         }

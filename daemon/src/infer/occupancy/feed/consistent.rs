@@ -71,7 +71,7 @@ impl HandedMove {
         }
     }
 
-    fn is_open(&self) -> bool {
+    pub(super) fn is_open(&self) -> bool {
         self.kinds.len() > 1
     }
 }

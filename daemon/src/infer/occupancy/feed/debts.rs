@@ -32,8 +32,7 @@ impl OccupancyFeed {
         let mut changed = false;
         for i in 0..given.len() {
             let h = &given[i];
-            if !h.mv.is_drop() || h.kinds.len() < 2 || (h.board, h.side) != (seat.board, seat.color)
-            {
+            if !h.mv.is_drop() || !h.is_open() || (h.board, h.side) != (seat.board, seat.color) {
                 continue;
             }
             let current = h.mv;
