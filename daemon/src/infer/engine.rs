@@ -72,10 +72,13 @@ pub struct Inferrer {
     /// Where an occupancy-only table has pieces of open kind (see `unsure_end.rs`).
     pub(crate) open_kinds: ByBoard<super::unsure_end::OpenSquares>,
     /// A mate the last move played made that those kinds make unsure: not an end.
-    pub(crate) unsure_end: Option<GameEnd>,
+    pub(crate) unsure_end: Option<((BoardId, u32, Color), GameEnd)>,
     /// The record entries (board, number, side) whose mate was unsure when recorded: the
     /// game played again stays unended there (see `unsure_end.rs`).
     pub(crate) unsure_mates: Vec<(BoardId, u32, Color)>,
+    /// The record entry (board, number, side) whose move ended the game when last played:
+    /// a re-play that ends it where no move did is reported (see `unsure_end.rs`).
+    pub(crate) ended_by: Option<(BoardId, u32, Color)>,
 }
 
 /// A board's BFEN text and what it was written from.
@@ -106,6 +109,7 @@ impl Inferrer {
             open_kinds: Default::default(),
             unsure_end: None,
             unsure_mates: Vec::new(),
+            ended_by: None,
         }
     }
 
@@ -769,7 +773,7 @@ impl Inferrer {
                 choices: Vec::new(),
             }));
         }
-        if let Some(end) = self.unsure_end.take() {
+        if let Some((_, end)) = self.unsure_end.take() {
             out.push(Inference::Alert(Self::unsure_end_alert(t, &entry, &end)));
         }
         if let Some(end) = outcome
@@ -845,10 +849,14 @@ impl Inferrer {
             // both boards being read.
             self.game.withdraw_end();
             if !self.unsure_mates.contains(&key) {
+                // Alerted once, when first found.
                 self.unsure_mates.push(key);
+                self.unsure_end = Some((key, e));
             }
-            self.unsure_end = Some(e);
             end = None;
+        }
+        if end.is_some() {
+            self.ended_by = Some(key);
         }
         (end, outcome.handoff.map(|(_, role)| role))
     }
@@ -909,6 +917,7 @@ impl Inferrer {
         self.last_mismatch = None;
         self.end_reported = false;
         self.unsure_mates.clear();
+        self.ended_by = None;
         for b in BoardId::ALL {
             let track = &mut self.tracks[b];
             track.moves_made = ByColor::default();

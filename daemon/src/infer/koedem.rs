@@ -904,6 +904,8 @@ impl Inferrer {
             new_san,
             detail,
         }));
+        // A piece grabbed (or put back) changes the other board: it may be mated now.
+        self.report_replayed_end(t, out);
     }
 
     /// Writes the grab (or none) into entry `index` and re-plays the record.

@@ -240,6 +240,7 @@ impl Inferrer {
         }));
         // A pending drop given another kind may now follow a capture that supplies it.
         self.supply_unread(t, out);
+        self.report_replayed_end(t, out);
     }
 
     fn find_entry(&self, board: BoardId, number: u32, side: Color) -> Option<usize> {

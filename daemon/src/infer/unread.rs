@@ -54,7 +54,14 @@ impl Inferrer {
         let Some(first) = self.record.iter().position(|e| e.flags.unread_pending) else {
             return;
         };
-        let saved = (self.record.clone(), self.game.clone(), self.debts);
+        let saved = (
+            self.record.clone(),
+            self.game.clone(),
+            self.debts,
+            self.ended_by,
+            self.unsure_mates.clone(),
+            self.unsure_end,
+        );
         let record = std::mem::take(&mut self.record);
         self.game = self.start.clone();
         self.debts = ByBoard::default();
@@ -101,7 +108,14 @@ impl Inferrer {
             }
         }
         if supplied.is_empty() || broken {
-            (self.record, self.game, self.debts) = saved;
+            (
+                self.record,
+                self.game,
+                self.debts,
+                self.ended_by,
+                self.unsure_mates,
+                self.unsure_end,
+            ) = saved;
             return;
         }
         for b in BoardId::ALL {
@@ -110,6 +124,7 @@ impl Inferrer {
         for i in supplied {
             out.push(Inference::Correction(self.supplied_correction(t, i)));
         }
+        self.report_replayed_end(t, out);
     }
 
     /// Whether `e` is a pending drop whose piece is not in hand at this point of the merge.

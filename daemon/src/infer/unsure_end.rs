@@ -15,12 +15,16 @@
 //! One that some assignment escapes does not end the game: the record goes on, and the
 //! arbiter gets one `end-undetermined` alert offering the result in one click (a `result`
 //! action). A mate every assignment keeps ends the game as on any board.
+//!
+//! A correction plays the record again from the start, and may make an earlier move mate
+//! that did not as recorded: [`Inferrer::report_replayed_end`] says so, an end if nothing
+//! was recorded after it, else (the players went on) an `end-undetermined` alert.
 
 use crate::rules::{ByBoard, Color, EndReason, GameEnd, Rank, Role, Square};
 
 use super::OperatorAction;
 use super::engine::Inferrer;
-use super::output::{Alert, AlertChoice, AlertCode, RecordEntry};
+use super::output::{Alert, AlertChoice, AlertCode, Inference, RecordEntry};
 
 /// How many assignments of the open kinds a mate is checked against: beyond, it is unsure.
 const MAX_ASSIGNMENTS: usize = 1024;
@@ -77,8 +81,88 @@ impl Inferrer {
         })
     }
 
+    /// After the record was played again from the start (a kind, a promotion or a move
+    /// corrected, a pending drop put after its supplier), said at `t`: a move of it may
+    /// now end the game that did not when it was recorded. Nobody was told of that end,
+    /// and an end stops both boards being read, so it is said here. If nothing was
+    /// recorded after the move, the game ended there: an `end`. If the players went on
+    /// (a later move of its board, or of the other board made after it), the mate the
+    /// correction found is doubtful, as the moves say: the game is not ended, and the
+    /// arbiter gets one `end-undetermined` alert offering that result.
+    pub(crate) fn report_replayed_end(&mut self, t: u64, out: &mut Vec<Inference>) {
+        if let Some((key, end)) = self.unsure_end.take()
+            && let Some(e) = self
+                .record
+                .iter()
+                .find(|e| (e.board, e.number, e.side) == key)
+        {
+            // A mate the re-play found among pieces of open kind: unsure, the arbiter's.
+            out.push(Inference::Alert(Self::unsure_end_alert(t, e, &end)));
+        }
+        if self.end_reported {
+            return;
+        }
+        let (Some(end), Some(key)) = (self.game.end(), self.ended_by) else {
+            return;
+        };
+        let Some(index) = self
+            .record
+            .iter()
+            .position(|e| (e.board, e.number, e.side) == key)
+        else {
+            return;
+        };
+        let entry = self.record[index].clone();
+        let mover = if entry.side == Color::White {
+            "."
+        } else {
+            "..."
+        };
+        let played_on = self.record[index + 1..]
+            .iter()
+            .any(|e| e.board == entry.board || e.t > entry.t);
+        if played_on {
+            self.game.withdraw_end();
+            if !self.unsure_mates.contains(&key) {
+                self.unsure_mates.push(key);
+            }
+            let detail = format!(
+                "board {}: {}{mover} {} mates once the record was corrected, but the players went on after it: the game goes on being read; the arbiter records the result if it ended",
+                entry.board, entry.number, entry.san
+            );
+            out.push(Inference::Alert(Self::end_alert(t, &entry, &end, detail)));
+            return;
+        }
+        self.end_reported = true;
+        out.push(Inference::End {
+            t,
+            board: end.board,
+            result: end.result,
+            reason: Some(end.reason),
+            detail: format!(
+                "board {}: {} after {}{mover} {}, once the record was corrected",
+                entry.board,
+                end.reason.code(),
+                entry.number,
+                entry.san
+            ),
+        });
+    }
+
     /// The `end-undetermined` alert of `end`, made by record entry `e`, said at `t`.
     pub(crate) fn unsure_end_alert(t: u64, e: &RecordEntry, end: &GameEnd) -> Alert {
+        let detail = format!(
+            "board {}: {}{} {} mates as recorded, but not as every piece whose kind the board could not tell may be: the game goes on being read; the arbiter records the result if it ended",
+            e.board,
+            e.number,
+            if e.side == Color::White { "." } else { "..." },
+            e.san
+        );
+        Self::end_alert(t, e, end, detail)
+    }
+
+    /// An `end-undetermined` alert of `end`, made by record entry `e`, offering its result.
+    fn end_alert(t: u64, e: &RecordEntry, end: &GameEnd, detail: String) -> Alert {
         Alert {
             t,
             board: Some(e.board),
@@ -87,13 +171,7 @@ impl Inferrer {
             number: Some(e.number),
             side: Some(e.side),
             san: Some(e.san.clone()),
-            detail: format!(
-                "board {}: {}{} {} mates as recorded, but not as every piece whose kind the board could not tell may be: the game goes on being read; the arbiter records the result if it ended",
-                e.board,
-                e.number,
-                if e.side == Color::White { "." } else { "..." },
-                e.san
-            ),
+            detail,
             choices: vec![AlertChoice {
                 label: format!("{} {}", end.result.as_str(), end.reason.code()),
                 action: OperatorAction::Result {
@@ -177,6 +255,103 @@ mod tests {
         inf.game = start;
         assert_eq!(inf.apply(&entry).0, None);
         assert!(inf.game.end().is_none());
+    }
+
+    /// White's knight on e5 in front of Black's king on h8, the record's moves played in.
+    fn recorded(moves: &[(Color, u32, &str, &str, &str)]) -> Inferrer {
+        let rules = RulesetName::Fide.ruleset();
+        let bfen =
+            "6rk/6pp/8/4N3/8/8/8/K7 w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let boards = parse_bfen(bfen, rules).expect("bfen");
+        let start = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        let mut inf = Inferrer::new(InferConfig::default(), Some(start));
+        for (i, &(side, number, from, to, san)) in moves.iter().enumerate() {
+            let from: Square = from.parse().expect("square");
+            let role = inf
+                .game
+                .board(BoardId::A)
+                .board()
+                .role_at(from)
+                .expect("piece");
+            let entry = RecordEntry {
+                board: BoardId::A,
+                side,
+                number,
+                mv: crate::rules::Move::Normal {
+                    role,
+                    from,
+                    capture: None,
+                    to: to.parse().expect("square"),
+                    promotion: None,
+                },
+                san: san.to_owned(),
+                clock: None,
+                t: 1_000 * (i as u64 + 1),
+                legality: crate::rules::Legality::Legal,
+                flags: Default::default(),
+                handoff: None,
+            };
+            assert_eq!(inf.apply(&entry).0, None, "{san} ends nothing as recorded");
+            inf.record.push(entry);
+        }
+        inf
+    }
+
+    #[test]
+    fn an_end_a_correction_finds_is_reported() {
+        // `1. Nd7` recorded, corrected to `1. Nf7#`: the game ended there, and an end
+        // nobody is told of would stop both boards being read.
+        let mut inf = recorded(&[(Color::White, 1, "e5", "d7", "Nd7")]);
+        let mut out = Vec::new();
+        inf.operator_replace(9_000, BoardId::A, 1, Color::White, "Nf7", &mut out);
+        let ends: Vec<_> = out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::End { result, .. } => Some(*result),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ends, vec![MatchResult::Won(Team::WhiteA)], "{out:?}");
+        assert!(inf.end_reported);
+        assert!(inf.game.end().is_some());
+    }
+
+    #[test]
+    fn an_end_a_correction_finds_the_players_went_on_after_is_the_arbiters() {
+        // `1. Nd7 h6` recorded, the first corrected to `1. Nf7#`: Black moved after the
+        // mate, so the correction's mate is doubtful: no end, one alert offering it.
+        let mut inf = recorded(&[
+            (Color::White, 1, "e5", "d7", "Nd7"),
+            (Color::Black, 1, "h7", "h6", "h6"),
+        ]);
+        let mut out = Vec::new();
+        inf.operator_replace(9_000, BoardId::A, 1, Color::White, "Nf7", &mut out);
+        assert!(
+            !out.iter().any(|i| matches!(i, Inference::End { .. })),
+            "{out:?}"
+        );
+        let alerts: Vec<&Alert> = out
+            .iter()
+            .filter_map(|i| match i {
+                Inference::Alert(a) => Some(a),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(alerts.len(), 1, "{out:?}");
+        assert_eq!(alerts[0].code, AlertCode::EndUndetermined);
+        assert_eq!(alerts[0].choices.len(), 1);
+        assert!(!inf.end_reported);
+        assert!(inf.game.end().is_none());
+        // Played again (another correction), it stays unended and is not alerted twice.
+        let mut again = Vec::new();
+        inf.operator_replace(9_500, BoardId::A, 1, Color::Black, "h5", &mut again);
+        assert!(inf.game.end().is_none());
+        assert!(
+            !again
+                .iter()
+                .any(|i| matches!(i, Inference::End { .. } | Inference::Alert(_))),
+            "{again:?}"
+        );
     }
 
     #[test]
