@@ -382,8 +382,8 @@ impl Match {
     }
 
     /// Tells the piece inference which occupancy-only boards are not read now (`t`): the
-    /// partner's drops meanwhile wait for their moves (see `infer/unread.rs`); and where
-    /// pieces of open kind are, which make a mate unsure (`infer/unsure_end.rs`).
+    /// partner's drops meanwhile wait for their moves (see `infer/unread.rs`); and which
+    /// moves put down pieces of open kind, which make a mate unsure (`infer/unsure_end.rs`).
     fn sync_unread(&mut self, t: u64) {
         let at = t.max(self.occupancy.handed_until());
         for b in BoardId::ALL {

@@ -69,8 +69,9 @@ pub struct Inferrer {
     pub(crate) grabs: super::koedem::Grabs,
     /// After the end: until when a board back from a lost link is still resyncing.
     pub(crate) resync_until: ByBoard<u64>,
-    /// Where an occupancy-only table has pieces of open kind (see `unsure_end.rs`).
-    pub(crate) open_kinds: ByBoard<super::unsure_end::OpenSquares>,
+    /// Which moves of an occupancy-only table put down pieces of open kind (see
+    /// `unsure_end.rs`).
+    pub(crate) open_kinds: ByBoard<super::unsure_end::OpenPlies>,
     /// A mate the last move played made that those kinds make unsure: not an end.
     pub(crate) unsure_end: Option<((BoardId, u32, Color), GameEnd)>,
     /// The record entries (board, number, side) whose mate was unsure when recorded: the
@@ -842,10 +843,10 @@ impl Inferrer {
         let key = (entry.board, entry.number, entry.side);
         if let Some(e) = end
             && !self.end_reported
-            && (self.unsure_mates.contains(&key) || self.end_unsure(&e))
+            && (self.unsure_mates.contains(&key) || self.end_unsure(&e, entry))
         {
-            // Played again (a correction), a mate found unsure stays so: the kinds open
-            // now are those of a later position, and an end nobody was told of would stop
+            // Played again (a correction), a mate found unsure stays so: the kinds told
+            // since may be a later reading's, and an end nobody was told of would stop
             // both boards being read.
             self.game.withdraw_end();
             if !self.unsure_mates.contains(&key) {

@@ -89,4 +89,4 @@ pub use output::{
     Alert, AlertChoice, AlertCode, Correction, CorrectionKind, Inference, MoveFlags, RecordEntry,
 };
 pub use unknown_tag::unknown_tag_alert;
-pub use unsure_end::OpenSquares;
+pub use unsure_end::OpenPlies;

@@ -20,7 +20,7 @@
 //! that did not as recorded: [`Inferrer::report_replayed_end`] says so, an end if nothing
 //! was recorded after it, else (the players went on) an `end-undetermined` alert.
 
-use crate::rules::{ByBoard, Color, EndReason, GameEnd, Rank, Role, Square};
+use crate::rules::{ByBoard, Color, EndReason, GameEnd, Move, Rank, Role, Square};
 
 use super::OperatorAction;
 use super::engine::Inferrer;
@@ -29,28 +29,75 @@ use super::output::{Alert, AlertChoice, AlertCode, Inference, RecordEntry};
 /// How many assignments of the open kinds a mate is checked against: beyond, it is unsure.
 const MAX_ASSIGNMENTS: usize = 1024;
 
+/// The moves of a board that put down a piece of open kind (a drop or a promotion the
+/// board could not tell), each counted from the board's first move (0), with every kind
+/// its piece may be.
+pub type OpenPlies = Vec<(usize, Vec<Role>)>;
+
 /// The pieces of open kind standing on a board: each square with the kinds its piece may
 /// be.
-pub type OpenSquares = Vec<(Square, Vec<Role>)>;
+type OpenSquares = Vec<(Square, Vec<Role>)>;
 
 impl Inferrer {
-    /// Says where pieces of open kind stand now on each board (an occupancy-only table,
-    /// see the module docs), each square with the kinds its piece may be.
-    pub fn set_open_kinds(&mut self, standing: ByBoard<OpenSquares>) {
-        self.open_kinds = standing;
+    /// Says which moves of each board put down a piece of open kind (an occupancy-only
+    /// table, see the module docs), each with the kinds its piece may be. Told by move,
+    /// not by square: the reading hands moves on before the record makes them final, so
+    /// where such pieces stand as read may be a later position than the mate's (random
+    /// 134 of the clicks: `22... exf1=Q#` ended the game, its piece of open kind already
+    /// read gone on to a6, where it was "a bishop or a queen").
+    pub fn set_open_kinds(&mut self, plies: ByBoard<OpenPlies>) {
+        self.open_kinds = plies;
     }
 
-    /// Whether `end`, made by a move (played already), is a mate the kinds left open make
+    /// Where the pieces of open kind stand once `entry` is played after the record's
+    /// moves of its board: each such piece followed from the move that put it down.
+    fn open_standing(&self, entry: &RecordEntry) -> OpenSquares {
+        let plies = &self.open_kinds[entry.board];
+        if plies.is_empty() {
+            return Vec::new();
+        }
+        let mut squares: [Option<usize>; 64] = [None; 64];
+        let moves = self
+            .record
+            .iter()
+            .filter(|e| e.board == entry.board)
+            .chain(std::iter::once(entry));
+        for (ply, e) in moves.enumerate() {
+            match e.mv {
+                Move::Normal { from, to, .. } | Move::EnPassant { from, to } => {
+                    squares[to.index()] = squares[from.index()].take();
+                }
+                Move::Castle { king, rook } => {
+                    squares[king.index()] = None;
+                    squares[rook.index()] = None;
+                }
+                Move::Drop { to, .. } => squares[to.index()] = None,
+            }
+            if let Some(i) = plies.iter().position(|(p, _)| *p == ply) {
+                squares[e.mv.to().index()] = Some(i);
+            }
+        }
+        Square::ALL
+            .into_iter()
+            .filter_map(|sq| squares[sq.index()].map(|i| (sq, plies[i].1.clone())))
+            .collect()
+    }
+
+    /// Whether `end`, made by `entry` (played already), is a mate the kinds left open make
     /// unsure: some kind each piece of open kind on its board may be leaves a way out.
-    pub(crate) fn end_unsure(&self, end: &GameEnd) -> bool {
+    pub(crate) fn end_unsure(&self, end: &GameEnd, entry: &RecordEntry) -> bool {
         let Some(board) = end.board else {
             return false;
         };
-        if end.reason != EndReason::Checkmate || self.open_kinds[board].is_empty() {
+        if end.reason != EndReason::Checkmate || board != entry.board {
+            return false;
+        }
+        let standing = self.open_standing(entry);
+        if standing.is_empty() {
             return false;
         }
         let pos = self.game.board(board);
-        let open: Vec<(Square, Color, Vec<Role>)> = self.open_kinds[board]
+        let open: Vec<(Square, Color, Vec<Role>)> = standing
             .iter()
             .filter_map(|(sq, kinds)| {
                 let piece = pos.board().piece_at(*sq)?;
@@ -189,68 +236,56 @@ mod tests {
     use super::*;
     use crate::infer::InferConfig;
     use crate::rules::notation::parse_bfen;
-    use crate::rules::{BoardId, BughouseGame, MatchResult, RulesetName, Seat, Team};
+    use crate::rules::{BoardId, BughouseGame, MatchResult, RulesetName, Team};
 
-    /// Black on A smothered by the piece on f7 (`Nf7#`).
+    /// Black on A, smothered once White drops the knight he holds on f7.
     fn smothered() -> Inferrer {
         let rules = RulesetName::Fide.ruleset();
         let bfen =
-            "6rk/5Npp/8/8/8/8/8/K7 b - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+            "6rk/6pp/8/8/8/8/8/K7/N w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
         let boards = parse_bfen(bfen, rules).expect("bfen");
         let game = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
         Inferrer::new(InferConfig::default(), Some(game))
     }
 
-    fn mate() -> GameEnd {
-        GameEnd {
-            board: Some(BoardId::A),
-            result: MatchResult::Won(Team::WhiteA),
-            reason: EndReason::Checkmate,
-            loser: Some(Seat::new(BoardId::A, Color::Black)),
-            t: Some(0),
-        }
-    }
-
-    fn on_f7(kinds: &[Role]) -> ByBoard<OpenSquares> {
-        let mut standing = ByBoard::<OpenSquares>::default();
-        standing[BoardId::A] = vec![("f7".parse().expect("square"), kinds.to_vec())];
-        standing
-    }
-
-    #[test]
-    fn a_mate_found_unsure_stays_unended_when_the_game_is_played_again() {
-        // White's piece of open kind (a knight or a bishop) on e5 goes to f7: `Nf7#` as
-        // recorded, unsure.
-        let rules = RulesetName::Fide.ruleset();
-        let bfen =
-            "6rk/6pp/8/4N3/8/8/8/K7 w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
-        let boards = parse_bfen(bfen, rules).expect("bfen");
-        let start = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
-        let mut inf = Inferrer::new(InferConfig::default(), Some(start.clone()));
-        let mv = crate::rules::Move::Normal {
-            role: Role::Knight,
-            from: "e5".parse().expect("square"),
-            capture: None,
-            to: "f7".parse().expect("square"),
-            promotion: None,
-        };
-        let entry = RecordEntry {
+    /// `1. N@f7#`, White's first move on A.
+    fn knight_drop() -> RecordEntry {
+        RecordEntry {
             board: BoardId::A,
             side: Color::White,
             number: 1,
-            mv,
-            san: "Nf7#".to_owned(),
+            mv: Move::Drop {
+                piece: Role::Knight.of(Color::White),
+                to: "f7".parse().expect("square"),
+            },
+            san: "N@f7#".to_owned(),
             clock: None,
             t: 0,
             legality: crate::rules::Legality::Legal,
             flags: Default::default(),
             handoff: None,
-        };
-        inf.set_open_kinds(on_f7(&[Role::Knight, Role::Bishop]));
+        }
+    }
+
+    /// The first move of board A put down a piece of open kind, `kinds`.
+    fn first_open(kinds: &[Role]) -> ByBoard<OpenPlies> {
+        let mut plies = ByBoard::<OpenPlies>::default();
+        plies[BoardId::A] = vec![(0, kinds.to_vec())];
+        plies
+    }
+
+    #[test]
+    fn a_mate_found_unsure_stays_unended_when_the_game_is_played_again() {
+        // White's drop of open kind (a knight or a bishop) on f7: `N@f7#` as recorded,
+        // unsure.
+        let mut inf = smothered();
+        let start = inf.game.clone();
+        let entry = knight_drop();
+        inf.set_open_kinds(first_open(&[Role::Knight, Role::Bishop]));
         assert_eq!(inf.apply(&entry).0, None);
         assert!(inf.game.end().is_none());
-        // Played again later (a correction elsewhere), when the pieces of open kind stand
-        // elsewhere: still no end, which nobody would be told of.
+        // Played again later (a correction elsewhere), once the kinds told are a later
+        // position's: still no end, which nobody would be told of.
         inf.set_open_kinds(ByBoard::default());
         inf.game = start;
         assert_eq!(inf.apply(&entry).0, None);
@@ -356,20 +391,75 @@ mod tests {
 
     #[test]
     fn a_mate_some_kind_of_its_open_pieces_escapes_is_unsure() {
-        let mut inf = smothered();
-        assert!(inf.game.board(BoardId::A).is_checkmate());
+        let end_with = |plies: ByBoard<OpenPlies>| {
+            let mut inf = smothered();
+            inf.set_open_kinds(plies);
+            inf.apply(&knight_drop()).0
+        };
         // Nothing open: the record's kinds are the board's.
-        assert!(!inf.end_unsure(&mate()));
+        assert!(end_with(ByBoard::default()).is_some());
         // A knight only: mate.
-        inf.set_open_kinds(on_f7(&[Role::Knight]));
-        assert!(!inf.end_unsure(&mate()));
+        assert!(end_with(first_open(&[Role::Knight])).is_some());
         // A knight or a bishop: as a bishop it gives no check.
-        inf.set_open_kinds(on_f7(&[Role::Knight, Role::Bishop]));
-        assert!(inf.end_unsure(&mate()));
+        assert_eq!(end_with(first_open(&[Role::Knight, Role::Bishop])), None);
         // Open kinds on the other board do not matter.
-        let mut other = ByBoard::<OpenSquares>::default();
-        other[BoardId::B] = vec![("e2".parse().expect("square"), vec![Role::Pawn, Role::Queen])];
-        inf.set_open_kinds(other);
-        assert!(!inf.end_unsure(&mate()));
+        let mut other = ByBoard::<OpenPlies>::default();
+        other[BoardId::B] = vec![(0, vec![Role::Pawn, Role::Queen])];
+        assert!(end_with(other).is_some());
+    }
+
+    #[test]
+    fn the_pieces_of_open_kind_are_followed_from_the_moves_that_put_them_down() {
+        // `1. N@e5 a6 2. Nf7#`, the knight dropped in doubt (a knight or a bishop): the
+        // piece on f7 is the one of open kind, told only as board A's first move.
+        let rules = RulesetName::Fide.ruleset();
+        let bfen =
+            "6rk/p5pp/8/8/8/8/8/K7/N w - - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -";
+        let boards = parse_bfen(bfen, rules).expect("bfen");
+        let start = BughouseGame::from_positions(boards.a.position, boards.b.position, rules);
+        let sq = |s: &str| -> Square { s.parse().expect("square") };
+        let entry = |side, number, mv, san: &str| RecordEntry {
+            board: BoardId::A,
+            side,
+            number,
+            mv,
+            san: san.to_owned(),
+            clock: None,
+            t: 0,
+            legality: crate::rules::Legality::Legal,
+            flags: Default::default(),
+            handoff: None,
+        };
+        let step = |role, from, to| Move::Normal {
+            role,
+            from: sq(from),
+            capture: None,
+            to: sq(to),
+            promotion: None,
+        };
+        let moves = [
+            entry(
+                Color::White,
+                1,
+                Move::Drop {
+                    piece: Role::Knight.of(Color::White),
+                    to: sq("e5"),
+                },
+                "N@e5",
+            ),
+            entry(Color::Black, 1, step(Role::Pawn, "a7", "a6"), "a6"),
+        ];
+        let mate = entry(Color::White, 2, step(Role::Knight, "e5", "f7"), "Nf7#");
+        let end_with = |kinds: &[Role]| {
+            let mut inf = Inferrer::new(InferConfig::default(), Some(start.clone()));
+            inf.set_open_kinds(first_open(kinds));
+            for e in &moves {
+                assert_eq!(inf.apply(e).0, None);
+                inf.record.push(e.clone());
+            }
+            inf.apply(&mate).0
+        };
+        assert_eq!(end_with(&[Role::Knight, Role::Bishop]), None);
+        assert!(end_with(&[Role::Knight]).is_some());
     }
 }

@@ -135,6 +135,13 @@ fn kind_true(label: &str, true_pos: &Position) -> bool {
         .is_some_and(|p| p.role.to_string() == kind)
 }
 
+/// Whether a choice's label states a piece's kind (`17. Qbb5 (b3 a queen)`).
+fn states_kind(label: &str) -> bool {
+    label
+        .rsplit_once(" (")
+        .is_some_and(|(_, said)| said.contains(" a "))
+}
+
 /// SAN without its check sign.
 fn plain(san: &str) -> String {
     san.trim_end_matches(['+', '#']).to_owned()
@@ -412,8 +419,12 @@ impl Clicks {
                 })
                 .unwrap_or(decision);
             let event = bugbridge::publish::event(decision).expect("an alert event");
+            // A choice stating a piece's kind names the move as that kind makes it: the
+            // truth's SAN when the kind is the truth's (`Bxc4 (b5 a bishop)` where the
+            // record has a placeholder queen and the move as `Qxc4`).
             let Some(choice) = event.choices.iter().find(|c| {
-                plain(c.label.split(' ').nth(1).unwrap_or("")) == plain(&want)
+                let san = plain(c.label.split(' ').nth(1).unwrap_or(""));
+                (san == plain(&want) || (states_kind(&c.label) && san == plain(&true_san)))
                     && kind_true(&c.label, &true_pos)
             }) else {
                 self.missed.push(format!(
@@ -464,11 +475,6 @@ impl Clicks {
             }
         }
         self.illegal_after += illegal_alerts(&replayed);
-        for d in &replayed.decisions {
-            if let Inference::Alert(a) = d
-                && a.code == AlertCode::IllegalMove
-            {}
-        }
         self.illegal_details = replayed
             .decisions
             .iter()

@@ -262,20 +262,20 @@ impl OccupancyFeed {
         self.started[board] && self.inf.needs_arbiter(board)
     }
 
-    /// Where pieces of open kind stand now on each board: each square with the kinds its
-    /// piece may be. A mate found among them is unsure (see
-    /// [`crate::infer::Inferrer::set_open_kinds`]).
+    /// The moves handed on of each board that put down a piece of open kind, each counted
+    /// from the board's first move, with the kinds its piece may be. A mate found with
+    /// such a piece on the board is unsure (see [`crate::infer::Inferrer::set_open_kinds`]).
     #[must_use]
-    pub fn open_kinds(&self) -> ByBoard<crate::infer::OpenSquares> {
-        ByBoard::new_with(|b| {
-            Square::ALL
-                .into_iter()
-                .filter_map(|sq| {
-                    let h = self.handed.get(self.origins.of(b, sq)?)?;
-                    h.is_open().then(|| (sq, h.kinds.clone()))
-                })
-                .collect()
-        })
+    pub fn open_kinds(&self) -> ByBoard<crate::infer::OpenPlies> {
+        let mut plies = ByBoard::<crate::infer::OpenPlies>::default();
+        let mut count = ByBoard::new_with(|_| 0usize);
+        for h in &self.handed {
+            if h.is_open() {
+                plies[h.board].push((count[h.board], h.kinds.clone()));
+            }
+            count[h.board] += 1;
+        }
+        plies
     }
 
     /// The time of the last event handed on (ms).
