@@ -72,7 +72,8 @@ pub struct Inferrer {
     /// Which moves of an occupancy-only table put down pieces of open kind (see
     /// `unsure_end.rs`).
     pub(crate) open_kinds: ByBoard<super::unsure_end::OpenPlies>,
-    /// A mate the last move played made that those kinds make unsure: not an end.
+    /// A mate those kinds made unsure when first played (the record entry and its end):
+    /// not an end, alerted once by whoever played it.
     pub(crate) unsure_end: Option<((BoardId, u32, Color), GameEnd)>,
     /// The record entries (board, number, side) whose mate was unsure when recorded: the
     /// game played again stays unended there (see `unsure_end.rs`).
@@ -841,15 +842,16 @@ impl Inferrer {
         self.apply_grab(entry);
         let mut end = outcome.end;
         let key = (entry.board, entry.number, entry.side);
+        // Played again (a correction), a mate found unsure stays so: the kinds told since
+        // may be a later reading's, and an end nobody was told of would stop both boards
+        // being read.
+        let known = self.unsure_mates.contains(&key);
         if let Some(e) = end
             && !self.end_reported
-            && (self.unsure_mates.contains(&key) || self.end_unsure(&e, entry))
+            && (known || self.end_unsure(&e, entry))
         {
-            // Played again (a correction), a mate found unsure stays so: the kinds told
-            // since may be a later reading's, and an end nobody was told of would stop
-            // both boards being read.
             self.game.withdraw_end();
-            if !self.unsure_mates.contains(&key) {
+            if !known {
                 // Alerted once, when first found.
                 self.unsure_mates.push(key);
                 self.unsure_end = Some((key, e));

@@ -105,9 +105,9 @@ pub enum AlertCode {
     /// An occupancy-only board showed what two readings explain: no more moves are taken
     /// from it until the arbiter enters them.
     OccupancyStalled,
-    /// A move mates as recorded, but pieces whose kinds an occupancy-only board left open
-    /// stand on that board or in the mated side's hand: the game is not ended, the
-    /// arbiter records the result in one click.
+    /// A move mates as recorded, but not as every piece whose kind an occupancy-only
+    /// board left open may be, or a correction made it mate after the players went on:
+    /// the game is not ended, the arbiter records the result in one click.
     EndUndetermined,
 }
 

@@ -243,7 +243,8 @@ impl Inferrer {
         self.report_replayed_end(t, out);
     }
 
-    fn find_entry(&self, board: BoardId, number: u32, side: Color) -> Option<usize> {
+    /// The index in the record of move `number` of `side` on `board`.
+    pub(super) fn find_entry(&self, board: BoardId, number: u32, side: Color) -> Option<usize> {
         self.record
             .iter()
             .position(|e| e.board == board && e.number == number && e.side == side)

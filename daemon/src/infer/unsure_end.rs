@@ -137,14 +137,15 @@ impl Inferrer {
     /// correction found is doubtful, as the moves say: the game is not ended, and the
     /// arbiter gets one `end-undetermined` alert offering that result.
     pub(crate) fn report_replayed_end(&mut self, t: u64, out: &mut Vec<Inference>) {
-        if let Some((key, end)) = self.unsure_end.take()
-            && let Some(e) = self
-                .record
-                .iter()
-                .find(|e| (e.board, e.number, e.side) == key)
+        if let Some(((board, number, side), end)) = self.unsure_end.take()
+            && let Some(i) = self.find_entry(board, number, side)
         {
             // A mate the re-play found among pieces of open kind: unsure, the arbiter's.
-            out.push(Inference::Alert(Self::unsure_end_alert(t, e, &end)));
+            out.push(Inference::Alert(Self::unsure_end_alert(
+                t,
+                &self.record[i],
+                &end,
+            )));
         }
         if self.end_reported {
             return;
@@ -152,11 +153,7 @@ impl Inferrer {
         let (Some(end), Some(key)) = (self.game.end(), self.ended_by) else {
             return;
         };
-        let Some(index) = self
-            .record
-            .iter()
-            .position(|e| (e.board, e.number, e.side) == key)
-        else {
+        let Some(index) = self.find_entry(key.0, key.1, key.2) else {
             return;
         };
         let entry = self.record[index].clone();

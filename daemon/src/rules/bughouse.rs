@@ -501,9 +501,9 @@ impl BughouseGame {
         self.end = Some(end);
     }
 
-    /// Takes back the end the last move made: the caller cannot be sure of it (a mate
-    /// found with pieces whose kinds an occupancy-only board left open), and play goes on
-    /// until the arbiter records the result.
+    /// Takes back the end a move made: the caller cannot be sure of it (a mate found with
+    /// pieces whose kinds an occupancy-only board left open, or one a correction made
+    /// after the players went on), and play goes on until the arbiter records the result.
     pub fn withdraw_end(&mut self) -> Option<GameEnd> {
         self.end.take()
     }
