@@ -90,6 +90,15 @@ fn play(seed: u64) -> (Moves, Clicks) {
     (moves, clicks)
 }
 
+/// The moves of `board` among `moves`, in order.
+fn of_board(moves: &[(BoardId, Move)], board: BoardId) -> Vec<Move> {
+    moves
+        .iter()
+        .filter(|(b, _)| *b == board)
+        .map(|(_, m)| *m)
+        .collect()
+}
+
 /// Random game `seed`, noisy, clicked, no record wrong: what the clicks did.
 fn clicked(seed: u64) -> Clicks {
     let (_, mut clicks) = play(seed);
@@ -169,19 +178,51 @@ fn drops_read_before_the_partner_boards_captures_are_legal_once_those_are_read()
 
 #[test]
 fn a_mate_found_among_pieces_of_open_kind_is_left_to_the_arbiter() {
-    // Random 14 and 484: a move mates as the record's placeholders stand, and the players
-    // go on (484: `21. Bxc6#`; the game ended there, its result published, and the
-    // record of board B went wrong after it, its moves no longer made final by
-    // stillness). Random 20: `12... Bxf2#` mates, the game's end, but among pieces whose
-    // kinds the board could not tell. Each is an `end-undetermined` alert offering the
-    // result in one click, the game not ended.
+    // Random 14 and 64: a move mates as the record's placeholders stand, and the players
+    // go on (64: `34. Bxd7#` on A; random 484 showed it first, `21. Bxc6#`: the game ended
+    // there, its result published, and the record of board B went wrong after it, its
+    // moves no longer made final by stillness; its clicks now take another path, which
+    // has no such mate). Random 20: `12... Bxf2#` mates, the game's end, but among pieces
+    // whose kinds the board could not tell. Each is an `end-undetermined` alert offering
+    // the result in one click, the game not ended.
     let mut unsure = Vec::new();
-    for seed in [14, 484, 20] {
+    for seed in [14, 64, 20] {
         let clicks = clicked(seed);
         assert_eq!(clicks.ends_true, 0, "random {seed}");
         unsure.push((clicks.ends_unsure, clicks.ends_unsure_true));
     }
     assert_eq!(unsure, [(1, 0), (1, 0), (1, 1)]);
+}
+
+#[test]
+fn a_drop_of_a_kind_the_records_hand_lacks_is_one_click() {
+    // Random 144: White on B drops a rook on a6 (in doubt: a knight or a rook; the record
+    // carries the knight) and Black takes it, giving White on A the rook, who drops it on
+    // c7 while that capture is not final, Black answering b7-b6 at once (with a knight on
+    // c7 he would ignore a check). Only the hand's knight was offered: nothing fitted. Now
+    // every kind that hand may hold is, and the click fits B's placeholder to the rook.
+    let (game, record) = clicked_in(144, "7. R@c7");
+    // Board A's 13th ply, `7. R@c7`, exactly.
+    assert_eq!(
+        of_board(&record, BoardId::A).get(12),
+        of_board(&game, BoardId::A).get(12)
+    );
+}
+
+#[test]
+fn a_drop_entered_from_a_hand_in_doubt_leaves_only_the_capture_that_supplied_it() {
+    // Random 625: White's knight on A is set straight onto d7 (a pawn) or a8 (a rook), and
+    // board A is read side by side, one reading per victim. The arbiter enters B's
+    // `10... P@c2`, a pawn the record's hand lacks (A's capture is not read). Each reading
+    // took the drop from any kind, so the one of `Nxa8` lived on and was taken: board A's
+    // record went wrong. A side-by-side reading takes it only from its own hand: `Nxa8`
+    // gave a rook, and is dropped.
+    let (game, record) = clicked_in(625, "10... P@c2");
+    // Board A's 15th ply, `8. Nxd7`.
+    assert_eq!(
+        of_board(&record, BoardId::A).get(14),
+        of_board(&game, BoardId::A).get(14)
+    );
 }
 
 #[test]
@@ -209,14 +250,7 @@ fn a_dropped_pawn_that_promoted_to_what_its_drop_could_not_be_is_one_click_and_t
     // makes. The click on `Rxg8 (h8 a rook)` settles the drop a pawn and the promotion a
     // rook.
     let (game, record) = clicked_in(14, "18. Rxg8 (h8 a rook)");
-    let of_b = |moves: &[(BoardId, Move)]| -> Vec<Move> {
-        moves
-            .iter()
-            .filter(|(b, _)| *b == BoardId::B)
-            .map(|(_, m)| *m)
-            .collect()
-    };
-    let (game, record) = (of_b(&game), of_b(&record));
+    let (game, record) = (of_board(&game, BoardId::B), of_board(&record, BoardId::B));
     // Board B's 31st and 33rd plies: `P@g7` and `gxh8=R`, exactly (kinds and all).
     for ply in [30, 32] {
         assert_eq!(record.get(ply), game.get(ply), "board B ply {ply}");

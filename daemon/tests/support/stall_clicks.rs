@@ -28,7 +28,8 @@ const CLICKS_MAX: usize = 30;
 /// not hold yet: a stalled board's moves before the one in doubt): the move of the same
 /// squares (and dropped or promoted kind) that is legal there, if any, the moving piece or
 /// one of the opponent's taken as the kind it truly is where the record's placeholder is
-/// another (a placeholder the true move does not fit otherwise leaves none); with the
+/// another, a drop from the hand holding its kind (a placeholder the true move does not fit
+/// otherwise leaves none); with the
 /// game's position before it and the move's SAN there. None when the game has no such
 /// move.
 fn truth(
@@ -92,6 +93,13 @@ fn truth(
         let mut swapped = pos.clone();
         swapped.set_piece_at(from, Piece { role, ..piece });
         tried.push(swapped);
+    }
+    // A drop of a kind the record's hand lacks (a captured placeholder that was that kind,
+    // or a capture of the partner board not read yet): offered from the hand as it may be.
+    if let Move::Drop { piece, .. } = want {
+        let mut any = pos.clone();
+        any.pockets_mut()[piece.color].add(piece.role);
+        tried.push(any);
     }
     for sq in pos.board().by_color(side.other()) {
         let (Some(is), Some(was)) = (true_pos.board().piece_at(sq), pos.board().piece_at(sq))

@@ -2242,6 +2242,7 @@ impl OccupancyInference {
 mod feed;
 mod interrupted;
 mod lookalike;
+mod open_hand;
 mod resume;
 mod speculate;
 mod unsure_victim;

@@ -34,6 +34,10 @@ pub(super) struct Entry<'a> {
     pub(super) board: BoardId,
     pub(super) record: &'a BughouseGame,
     pub(super) moves: &'a [Move],
+    /// A drop of a kind the record's hand lacks may come from any kind a hand not known in
+    /// full may hold (the main reading's, see `open_hand.rs`), or only from the reading's
+    /// own hands (a side-by-side reading's: its captures are what tell it from the others).
+    pub(super) open_hands: bool,
 }
 
 /// Why the arbiter's moves cannot settle a board (for the arbiter).
@@ -115,6 +119,7 @@ impl OccupancyInference {
             board,
             record,
             moves,
+            open_hands: true,
         };
         if self.speculating_on() == Some(board.other()) {
             // Those readings hold the other board's moves until its next moves tell which
@@ -138,6 +143,7 @@ impl OccupancyInference {
             board,
             record,
             moves,
+            open_hands,
         } = *entry;
         let other = board.other();
         // The board as the record has it, and the arbiter's moves on it: what they give
@@ -148,6 +154,14 @@ impl OccupancyInference {
             self.adopt_placeholders(board, record.board(board));
             pos = record.board(board).clone();
             self.take_known_kinds(board, &mut pos);
+        }
+        if !legal_from(&pos, moves) {
+            // A drop from a hand the record does not know in full (see `open_hand.rs`).
+            pos = if open_hands {
+                self.with_open_hands(board, &pos)
+            } else {
+                self.with_own_hands(board, &pos)
+            };
         }
         let mut shown = Vec::with_capacity(moves.len());
         let mut given = Vec::new();

@@ -383,11 +383,17 @@ impl OccupancyInference {
         spec.other_main
             .extend(out.iter().filter(|m| m.board == board).cloned());
         // A reading the arbiter's moves do not fit (its hands or kinds there forbid them)
-        // read the game otherwise than it went: it is dropped.
+        // read the game otherwise than it went: it is dropped. Its own hands decide: a
+        // drop the main reading takes from a hand it does not know (this board's captures
+        // in doubt) is what one capture gave and another did not.
+        let strict = super::resume::Entry {
+            open_hands: false,
+            ..*entry
+        };
         spec.forks.retain_mut(|fork| {
             fork.out.retain(|m| m.board != board);
             let mut their_log = kept.clone();
-            match fork.inf.resume_one(entry, &mut their_log, t) {
+            match fork.inf.resume_one(&strict, &mut their_log, t) {
                 Ok(theirs) => {
                     fork.out.extend(moves.iter().map(entered));
                     fork.out.extend(theirs);

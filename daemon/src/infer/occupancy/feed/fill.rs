@@ -83,7 +83,14 @@ impl OccupancyFeed {
                 // kinds: that kind is settled first (as a `replace` of the move that put
                 // the piece down would), then the moves are entered.
                 let Some((at, role)) = self.kind_named(board, sans) else {
-                    return Err(ResumeRefused(format!("board {board}: {e}")));
+                    // A drop from a hand the record does not know in full: the record
+                    // fits its placeholders to it, or it waits for the partner board's
+                    // capture (see `open_hand.rs`).
+                    let any = self.inf.with_open_hands(board, self.shown.board(board));
+                    return match legal_sequence(any, sans) {
+                        Ok(moves) => self.enter_moves(board, &moves, t, events, alerts),
+                        Err(_) => Err(ResumeRefused(format!("board {board}: {e}"))),
+                    };
                 };
                 self.inf.settle_kind_now(board, at, role)?;
                 self.hand_on_as_made(&[], t, &mut events, &mut alerts);
@@ -91,9 +98,22 @@ impl OccupancyFeed {
                     .map_err(|e| ResumeRefused(format!("board {board}: {e}")))?
             }
         };
+        self.enter_moves(board, &moves, t, events, alerts)
+    }
+
+    /// The moves of a fill, legal from the record's position, handed on, then what the
+    /// board's readings since decide.
+    fn enter_moves(
+        &mut self,
+        board: BoardId,
+        moves: &[Move],
+        t: u64,
+        mut events: Vec<Handed>,
+        mut alerts: Vec<Inference>,
+    ) -> Result<(Vec<Handed>, Vec<Inference>), ResumeRefused> {
         let read = self
             .inf
-            .resume(board, &self.shown, &moves, &mut self.log, t)?;
+            .resume(board, &self.shown, moves, &mut self.log, t)?;
         let entered: Vec<OccupancyMove> = moves
             .iter()
             .map(|&mv| OccupancyMove {

@@ -16,10 +16,12 @@
 //! A move another piece's placeholder rules out (a promotion recorded as the default queen
 //! "checking" the king, where the board holds a knight) is offered with the opponent's
 //! piece as each other kind it may be, its fill stating that kind first (`(f1=N)`, see
-//! `kind_statement.rs`). Nothing is chosen for him: the choices are the readings, those of
-//! what the board shows now first (a piece put back, then moved on, shows the move its
-//! player meant last), the others in the order the board first showed them, at most 24,
-//! and the detail says what the board could not tell.
+//! `kind_statement.rs`). A drop of a kind the record's hand lacks is offered too while that
+//! hand may hold it (see `open_hand.rs`: a placeholder "knight" taken from a drop in doubt
+//! that was a rook; the partner board's capture not read yet). Nothing is chosen for him:
+//! the choices are the readings, those of what the board shows now first (a piece put
+//! back, then moved on, shows the move its player meant last), the others in the order the
+//! board first showed them, at most 24, and the detail says what the board could not tell.
 
 use crate::infer::{Alert, AlertChoice, AlertCode, Inference, OperatorAction};
 use crate::rules::notation::{San, SanKind, san_string};
@@ -76,11 +78,27 @@ impl OccupancyFeed {
                 .map(|at| (Some(occ) != now, at))
         };
         let legal = pos.legal_moves();
+        // Each first move with the position it is played from: the record's, or for a
+        // drop of a kind the record's hand lacks, that hand as it may be (see
+        // `open_hand.rs`).
+        let mut firsts: Vec<(&Position, Move)> = legal.iter().map(|&mv| (pos, mv)).collect();
+        let any = self.inf.with_open_hands(board, pos);
+        if self.inf.hands_open(board) {
+            firsts.extend(
+                any.legal_moves()
+                    .into_iter()
+                    .filter(|mv| {
+                        matches!(mv, Move::Drop { .. })
+                            && !legal.iter().any(|l| same_move_squares(l, mv))
+                    })
+                    .map(|mv| (&any, mv)),
+            );
+        }
         let mut found: Vec<((bool, usize), AlertChoice)> = Vec::new();
-        for mv in &legal {
-            let after = played(pos, mv);
+        for &(from, mv) in &firsts {
+            let after = played(from, &mv);
             if let Some(at) = first_shown(after.board().occupied().0) {
-                found.push((at, fill_choice(board, pos, number, &[*mv])));
+                found.push((at, fill_choice(board, from, number, &[mv])));
             }
         }
         // A piece of open kind moving as another of its kinds than its placeholder (the
@@ -123,12 +141,12 @@ impl OccupancyFeed {
             }
         }
         if found.is_empty() {
-            for mv in &legal {
-                let after = played(pos, mv);
+            for &(from, mv) in &firsts {
+                let after = played(from, &mv);
                 for reply in after.legal_moves() {
                     let last = played(&after, &reply);
                     if let Some(at) = first_shown(last.board().occupied().0) {
-                        found.push((at, fill_choice(board, pos, number, &[*mv, reply])));
+                        found.push((at, fill_choice(board, from, number, &[mv, reply])));
                     }
                 }
             }
@@ -510,6 +528,60 @@ mod open_kind_tests {
         feed.fill(b, &moves, first, t)
             .unwrap_or_else(|e| panic!("{e}"))
             .0
+    }
+
+    #[test]
+    fn a_drop_of_a_kind_the_records_hand_lacks_is_one_click_fitting_its_placeholders() {
+        // Board B: White drops a knight or a rook on a6 (the record's placeholder the
+        // knight). Board A: White, his hand empty, drops on c7 and Black answers b7-b6 at
+        // once: no drop explains it. Black on B then takes on a6, giving White on A the
+        // piece: a rook, the board shows (a knight on c7 would check, and b6 not answer
+        // it). The stall is said while the capture is not final yet.
+        let mut feed = feed_with("4k3/1p6/8/8/8/8/8/4K3 w - - | 4k3/1p6/8/8/8/8/8/4K3/NR w - -");
+        let (mut a, mut b) = (Board::of(&feed), Board::of_board(&feed, BoardId::B));
+        b.set(&mut feed, "a6", true);
+        a.t = 4_500;
+        for (s, on) in [("c7", true), ("b7", false), ("b6", true)] {
+            a.set(&mut feed, s, on);
+        }
+        let mut said = Vec::new();
+        for t in (61..=105).map(|i| i * 100) {
+            said.extend(feed.tick(t).1);
+        }
+        b.t = 10_500;
+        for (s, on) in [("a6", false), ("b7", false), ("a6", true)] {
+            said.extend(b.set(&mut feed, s, on).1);
+        }
+        for t in (121..=200).map(|i| i * 100) {
+            said.extend(feed.tick(t).1);
+        }
+        let alert = stalls(&said)
+            .into_iter()
+            .find(|a| a.board == Some(BoardId::A))
+            .unwrap_or_else(|| panic!("a stall of A: {said:?}"));
+        assert_eq!(alert.side, Some(Color::White), "{}", alert.detail);
+        // Each kind is offered (the board showed the drop alone a moment).
+        let handed = click(&mut feed, &alert, "1. R@c7", 30_000);
+        // The record fits its placeholder to the rook dropped: B's drop a rook (its kind
+        // still open), A's a rook, exactly; Black's reply is read from the board after it.
+        let drops: Vec<(BoardId, Role, usize)> = feed
+            .handed
+            .iter()
+            .filter_map(|h| match h.mv {
+                Move::Drop { piece, .. } => Some((h.board, piece.role, h.kinds.len())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            drops,
+            [(BoardId::B, Role::Rook, 2), (BoardId::A, Role::Rook, 0)],
+            "{handed:?}"
+        );
+        let shown = feed.shown.board(BoardId::A);
+        assert_eq!(
+            shown.board().piece_at(sq("b6")).map(|p| p.color),
+            Some(Color::Black)
+        );
     }
 
     #[test]

@@ -19,16 +19,22 @@ pub(super) fn feed_with(bfen: &str) -> OccupancyFeed {
     OccupancyFeed::new(game, rules, 800)
 }
 
-/// Board A's occupancy, changed square by square and fed.
+/// A board's occupancy (board A's unless said), changed square by square and fed.
 pub(super) struct Board {
+    id: BoardId,
     occ: u64,
     pub(super) t: u64,
 }
 
 impl Board {
     pub(super) fn of(feed: &OccupancyFeed) -> Board {
+        Board::of_board(feed, BoardId::A)
+    }
+
+    pub(super) fn of_board(feed: &OccupancyFeed, id: BoardId) -> Board {
         Board {
-            occ: feed.shown.board(BoardId::A).board().occupied().0,
+            id,
+            occ: feed.shown.board(id).board().occupied().0,
             t: 0,
         }
     }
@@ -43,7 +49,7 @@ impl Board {
         let bit = 1u64 << sq(s).index();
         self.occ = if on { self.occ | bit } else { self.occ & !bit };
         self.t += 500;
-        feed.feed(BoardId::A, self.t, self.occ)
+        feed.feed(self.id, self.t, self.occ)
     }
 }
 
