@@ -345,6 +345,21 @@ impl OccupancyFeed {
             {
                 indebted.push(seat);
             }
+            // A drop of a kind known (the arbiter's, say) that the hand lacked: an earlier
+            // placeholder of that seat may hold its piece, and another kind of its own that
+            // a capture supplies frees it (random 262 of the clicks: `B@a2`, a pawn, held
+            // the bishop of `7... B@d8`, alerted premature before a later capture's search).
+            let dropper = crate::rules::Seat {
+                board: m.board,
+                color: side,
+            };
+            if m.mv.is_drop()
+                && matches!(m.note, KindNote::Exact)
+                && self.shown.owes(dropper) > 0
+                && !indebted.contains(&dropper)
+            {
+                indebted.push(dropper);
+            }
             let h = HandedMove {
                 board: m.board,
                 side,

@@ -12,7 +12,11 @@
 //! drops of open kind try the other kinds they may be, one at a time, the earliest first:
 //! a kind is taken when it leaves fewer pieces owed and no more moves illegal. The kinds
 //! stay flagged as undetermined; the record's entries are corrected (`Placeholder`), and
-//! the drop, now supplied, follows its capture there (`infer/unread.rs`).
+//! the drop, now supplied, follows its capture there (`infer/unread.rs`). The same is tried
+//! when a drop of a known kind (the arbiter's) is handed on owing its piece: an earlier
+//! placeholder of the seat may hold it, while the capture that supplied its true kind came
+//! after it (random 262 of the clicks: `B@a2`, a pawn, held the bishop of `7... B@d8`,
+//! which was alerted premature before a later capture freed it).
 
 use crate::rules::Seat;
 
@@ -86,6 +90,45 @@ mod tests {
         }
     }
 
+    /// White's drop on board A at `t` of `role` to `to`, its kind said by `note`.
+    fn white_drop(t: u64, to: &str, role: Role, note: KindNote) -> OccupancyMove {
+        OccupancyMove {
+            board: BoardId::A,
+            t,
+            mv: Move::Drop {
+                piece: Piece {
+                    color: Color::White,
+                    role,
+                },
+                to: sq(to),
+            },
+            note,
+        }
+    }
+
+    /// A drop from a hand nobody knows: any kind.
+    fn any_kind() -> KindNote {
+        KindNote::DropUndetermined {
+            choices: crate::infer::occupancy::DROP_KINDS.to_vec(),
+        }
+    }
+
+    /// Board B read at last, from `t`: 1. Nf3 e6 2. Ng5 Qxg5, a knight to white on A.
+    fn b_takes_a_knight(
+        feed: &mut OccupancyFeed,
+        t: u64,
+        events: &mut Vec<Handed>,
+        alerts: &mut Vec<crate::infer::Inference>,
+    ) {
+        for (i, (from, to)) in [("g1", "f3"), ("e7", "e6"), ("f3", "g5"), ("d8", "g5")]
+            .into_iter()
+            .enumerate()
+        {
+            let m = step(feed, BoardId::B, t + i as u64 * 1_000, from, to);
+            feed.hand_on_as_made(&[m], t + 4_000, events, alerts);
+        }
+    }
+
     #[test]
     fn a_capture_read_after_a_drop_of_open_kind_gives_its_placeholder_the_kind_it_supplied() {
         let mut feed = feed_with(
@@ -93,37 +136,11 @@ mod tests {
         );
         // White on A drops on e3 before his partner's capture is read: the hand is
         // empty, the kind open among all, its placeholder a pawn, owed.
-        let drop = OccupancyMove {
-            board: BoardId::A,
-            t: 1_000,
-            mv: Move::Drop {
-                piece: Piece {
-                    color: Color::White,
-                    role: Role::Pawn,
-                },
-                to: sq("e3"),
-            },
-            note: KindNote::DropUndetermined {
-                choices: vec![
-                    Role::Pawn,
-                    Role::Knight,
-                    Role::Bishop,
-                    Role::Rook,
-                    Role::Queen,
-                ],
-            },
-        };
+        let drop = white_drop(1_000, "e3", Role::Pawn, any_kind());
         let (mut events, mut alerts) = (Vec::new(), Vec::new());
         feed.hand_on_as_made(&[drop], 1_000, &mut events, &mut alerts);
         assert_eq!(feed.handed[0].mv.role_of_kind(), Some(Role::Pawn));
-        // Board B read at last: 1. Nf3 e6 2. Ng5 Qxg5, the knight to white on A.
-        for (i, (from, to)) in [("g1", "f3"), ("e7", "e6"), ("f3", "g5"), ("d8", "g5")]
-            .into_iter()
-            .enumerate()
-        {
-            let m = step(&feed, BoardId::B, 2_000 + i as u64 * 1_000, from, to);
-            feed.hand_on_as_made(&[m], 6_000, &mut events, &mut alerts);
-        }
+        b_takes_a_knight(&mut feed, 2_000, &mut events, &mut alerts);
         assert_eq!(
             feed.handed[0].mv.role_of_kind(),
             Some(Role::Knight),
@@ -140,5 +157,32 @@ mod tests {
             )),
             "{events:?}"
         );
+    }
+
+    #[test]
+    fn a_drop_of_known_kind_a_placeholder_holds_frees_it_when_a_capture_supplied_another() {
+        let mut feed = feed_with(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/B w KQkq - | rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+        );
+        // White on A, holding a bishop, drops on e3 a piece of any kind (his partner's
+        // captures not read): the placeholder takes the bishop. Black answers e6.
+        let (mut events, mut alerts) = (Vec::new(), Vec::new());
+        let first = white_drop(1_000, "e3", Role::Bishop, any_kind());
+        feed.hand_on_as_made(&[first], 1_000, &mut events, &mut alerts);
+        let reply = step(&feed, BoardId::A, 2_000, "e7", "e6");
+        feed.hand_on_as_made(&[reply], 2_000, &mut events, &mut alerts);
+        b_takes_a_knight(&mut feed, 3_000, &mut events, &mut alerts);
+        assert_eq!(feed.handed[0].mv.role_of_kind(), Some(Role::Bishop));
+        // The arbiter enters a bishop dropped on d3: the bishop was in hand, so the drop
+        // on e3 was the knight the capture gave (read after it), not the bishop.
+        let second = white_drop(8_000, "d3", Role::Bishop, KindNote::Exact);
+        feed.hand_on_as_made(&[second], 8_000, &mut events, &mut alerts);
+        assert_eq!(
+            feed.handed[0].mv.role_of_kind(),
+            Some(Role::Knight),
+            "{:?}",
+            feed.handed
+        );
+        assert_eq!(feed.shown.owed(), 0);
     }
 }
