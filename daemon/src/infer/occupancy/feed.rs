@@ -338,6 +338,11 @@ impl OccupancyFeed {
             }
             let before = *self.shown.board(m.board).board();
             let side = self.shown.board(m.board).mover(&m.mv);
+            let dropper = crate::rules::Seat {
+                board: m.board,
+                color: side,
+            };
+            let owed_before = self.shown.owes(dropper);
             let outcome = self.shown.play(m.board, &m.mv, m.t);
             if let Some((seat, _)) = outcome.handoff
                 && self.shown.owes(seat) > 0
@@ -349,13 +354,8 @@ impl OccupancyFeed {
             // placeholder of that seat may hold its piece, and another kind of its own that
             // a capture supplies frees it (random 262 of the clicks: `B@a2`, a pawn, held
             // the bishop of `7... B@d8`, alerted premature before a later capture's search).
-            let dropper = crate::rules::Seat {
-                board: m.board,
-                color: side,
-            };
-            if m.mv.is_drop()
-                && matches!(m.note, KindNote::Exact)
-                && self.shown.owes(dropper) > 0
+            if matches!(m.note, KindNote::Exact)
+                && self.shown.owes(dropper) > owed_before
                 && !indebted.contains(&dropper)
             {
                 indebted.push(dropper);

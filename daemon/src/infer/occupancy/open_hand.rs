@@ -49,14 +49,6 @@ impl OccupancyInference {
         own
     }
 
-    /// Whether a hand of `board` may hold pieces the record's does not (see
-    /// [`OccupancyInference::with_open_hands`]).
-    pub(super) fn hands_open(&self, board: BoardId) -> bool {
-        [Color::White, Color::Black]
-            .into_iter()
-            .any(|color| self.hand_open(board, color))
-    }
-
     /// Whether `color`'s hand on `board` may hold pieces the record's does not: it is not
     /// known (see [`OccupancyInference::hand_unknown`]), or the partner board shows a
     /// capture not final yet, whose piece goes to the hand of its colour here.

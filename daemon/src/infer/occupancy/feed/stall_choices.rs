@@ -80,20 +80,15 @@ impl OccupancyFeed {
         let legal = pos.legal_moves();
         // Each first move with the position it is played from: the record's, or for a
         // drop of a kind the record's hand lacks, that hand as it may be (see
-        // `open_hand.rs`).
+        // `open_hand.rs`; none when every hand is known, its drops being the record's).
         let mut firsts: Vec<(&Position, Move)> = legal.iter().map(|&mv| (pos, mv)).collect();
         let any = self.inf.with_open_hands(board, pos);
-        if self.inf.hands_open(board) {
-            firsts.extend(
-                any.legal_moves()
-                    .into_iter()
-                    .filter(|mv| {
-                        matches!(mv, Move::Drop { .. })
-                            && !legal.iter().any(|l| same_move_squares(l, mv))
-                    })
-                    .map(|mv| (&any, mv)),
-            );
-        }
+        firsts.extend(
+            any.legal_moves()
+                .into_iter()
+                .filter(|mv| mv.is_drop() && !legal.iter().any(|l| same_move_squares(l, mv)))
+                .map(|mv| (&any, mv)),
+        );
         let mut found: Vec<((bool, usize), AlertChoice)> = Vec::new();
         for &(from, mv) in &firsts {
             let after = played(from, &mv);
